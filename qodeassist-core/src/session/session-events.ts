@@ -1,0 +1,33 @@
+import { ErrorInfo } from '../wire/error-info';
+import { RequestId, ResponseEvent, StopReason } from '../wire/events';
+
+export interface RequestStarted {
+    type: 'RequestStarted';
+    requestId: RequestId;
+}
+
+export interface RequestFinished {
+    type: 'Finished';
+    requestId: RequestId;
+    stopReason: StopReason;
+}
+
+export interface RequestFailed {
+    type: 'Failed';
+    requestId: RequestId;
+    error: ErrorInfo;
+}
+
+export interface RequestCancelled {
+    type: 'Cancelled';
+    requestId: RequestId;
+}
+
+/** What a session tells its owner: the wire events of a request, framed by its start and exactly one terminal event. */
+export type SessionEvent = RequestStarted | ResponseEvent | RequestFinished | RequestFailed | RequestCancelled;
+
+export type TerminalEvent = RequestFinished | RequestFailed | RequestCancelled;
+
+export function isTerminal(event: SessionEvent): event is TerminalEvent {
+    return event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled';
+}

@@ -1,0 +1,43 @@
+/** The six categories of ARCHITECTURE §4; the category decides the UI affordance. */
+export type ErrorCategory = 'Config' | 'Auth' | 'Network' | 'Provider' | 'Validation' | 'Tool';
+
+export interface ErrorInfo {
+    category: ErrorCategory;
+    /** What went wrong and what to do about it, in plain words. */
+    message: string;
+    /** What the provider said, already redacted. */
+    providerDetail?: string;
+    /** HTTP status when the provider answered with one. */
+    status?: number;
+    /** From a `retry-after` header, in seconds. */
+    retryAfterSeconds?: number;
+}
+
+/** Carries an ErrorInfo through code that throws; callers match on `info.category`, never on text. */
+export class QodeAssistError extends Error {
+    constructor(readonly info: ErrorInfo) {
+        super(info.message);
+        this.name = 'QodeAssistError';
+    }
+}
+
+/** Thrown when the caller's AbortSignal fired: cancellation is not an error and is reported apart. */
+export class CancelledError extends Error {
+    constructor() {
+        super('The request was cancelled.');
+        this.name = 'CancelledError';
+    }
+}
+
+export function isCancelled(error: unknown): error is CancelledError {
+    return error instanceof CancelledError;
+}
+
+/** Any thrown value as an ErrorInfo; unknown exceptions are Provider errors with their message kept. */
+export function toErrorInfo(error: unknown): ErrorInfo {
+    if (error instanceof QodeAssistError) {
+        return error.info;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return { category: 'Provider', message: `Unexpected failure: ${message}` };
+}

@@ -1,0 +1,289 @@
+import { CancelledError, ErrorInfo, QodeAssistError } from './error-info';
+import { redactSecrets } from './redaction';
+
+export interface StreamTimeouts {
+    /** From sending the request until response headers arrive. */
+    connectMs: number;
+    /** Longest silence allowed between two chunks of the body. */
+    idleMs: number;
+}
+
+export interface RetryPolicy {
+    /** Total attempts including the first one. */
+    maxAttempts: number;
+    baseDelayMs: number;
+    maxDelayMs: number;
+}
+
+export interface HttpStreamRequest {
+    url: string;
+    headers: Record<string, string>;
+    body: unknown;
+    signal?: AbortSignal;
+    timeouts?: Partial<StreamTimeouts>;
+    retry?: Partial<RetryPolicy>;
+    /** Secret values to scrub from any error text. */
+    secrets?: readonly string[];
+    /** Told about each retry, for logs and tests. */
+    onRetry?: (attempt: number, error: ErrorInfo, delayMs: number) => void;
+}
+
+export const DEFAULT_TIMEOUTS: StreamTimeouts = { connectMs: 30_000, idleMs: 120_000 };
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 250, maxDelayMs: 4_000 };
+
+const MAX_ERROR_BODY_CHARS = 2_000;
+
+/**
+ * POSTs a JSON body and yields the response body as it arrives.
+ * Failures before the first byte of a 2xx body are retried with capped exponential
+ * backoff when they may be transient (network, 429, 5xx); nothing is retried after
+ * the first byte, because the consumer has already seen part of the answer.
+ */
+export async function* streamHttpBody(request: HttpStreamRequest): AsyncGenerator<Uint8Array> {
+    const timeouts = { ...DEFAULT_TIMEOUTS, ...request.timeouts };
+    const retry = { ...DEFAULT_RETRY, ...request.retry };
+    const secrets = request.secrets ?? [];
+    const response = await connectWithRetry(request, timeouts, retry, secrets);
+    yield* readBody(response, request.signal, timeouts.idleMs);
+}
+
+async function connectWithRetry(
+    request: HttpStreamRequest, timeouts: StreamTimeouts, retry: RetryPolicy, secrets: readonly string[]
+): Promise<{ body: ReadableStream<Uint8Array>; abort: () => void }> {
+    for (let attempt = 1; ; attempt++) {
+        throwIfCancelled(request.signal);
+        const result = await connectOnce(request, timeouts.connectMs, secrets);
+        if (result.ok) {
+            return result;
+        }
+        const error = result.error;
+        if (!result.retryable || attempt >= retry.maxAttempts) {
+            throw new QodeAssistError(error);
+        }
+        const backoff = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
+        const delayMs = error.retryAfterSeconds !== undefined
+            ? Math.min(retry.maxDelayMs, error.retryAfterSeconds * 1000)
+            : backoff;
+        request.onRetry?.(attempt, error, delayMs);
+        await abortableDelay(delayMs, request.signal);
+    }
+}
+
+type ConnectResult =
+    | { ok: true; body: ReadableStream<Uint8Array>; abort: () => void }
+    | { ok: false; error: ErrorInfo; retryable: boolean };
+
+async function connectOnce(request: HttpStreamRequest, connectMs: number, secrets: readonly string[]): Promise<ConnectResult> {
+    const controller = new AbortController();
+    const onCallerAbort = () => controller.abort();
+    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, connectMs);
+    try {
+        const response = await fetch(request.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...request.headers },
+            body: JSON.stringify(request.body),
+            signal: controller.signal
+        });
+        if (!response.ok || !response.body) {
+            const text = await response.text().catch(() => '');
+            request.signal?.removeEventListener('abort', onCallerAbort);
+            const error = classifyHttpStatus(response.status, redactSecrets(text.slice(0, MAX_ERROR_BODY_CHARS), secrets),
+                response.headers.get('retry-after'), request.url);
+            return { ok: false, error, retryable: response.status === 429 || response.status >= 500 };
+        }
+        const abort = () => {
+            controller.abort();
+            request.signal?.removeEventListener('abort', onCallerAbort);
+        };
+        return { ok: true, body: response.body, abort };
+    } catch (error) {
+        request.signal?.removeEventListener('abort', onCallerAbort);
+        throwIfCancelled(request.signal);
+        if (timedOut) {
+            return {
+                ok: false, retryable: true,
+                error: { category: 'Network', message: `No response from ${originOf(request.url)} within ${connectMs / 1000} s. Check that the provider is running and reachable, or raise the connect timeout.` }
+            };
+        }
+        return { ok: false, retryable: true, error: classifyNetworkFailure(error, request.url) };
+    } finally {
+        clearTimeout(timer);
+    }
+}
+
+async function* readBody(
+    connection: { body: ReadableStream<Uint8Array>; abort: () => void }, signal: AbortSignal | undefined, idleMs: number
+): AsyncGenerator<Uint8Array> {
+    const reader = connection.body.getReader();
+    try {
+        for (;;) {
+            throwIfCancelled(signal);
+            const next = await readWithIdleTimeout(reader, idleMs, signal);
+            if (next.done) {
+                return;
+            }
+            yield next.value;
+        }
+    } finally {
+        connection.abort();
+        reader.releaseLock();
+    }
+}
+
+async function readWithIdleTimeout(
+    reader: ReadableStreamDefaultReader<Uint8Array>, idleMs: number, signal: AbortSignal | undefined
+): ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const idle = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new QodeAssistError({
+            category: 'Network',
+            message: `The provider stopped sending for ${idleMs / 1000} s in the middle of an answer. Try again, or raise the idle timeout for slow models.`
+        })), idleMs);
+        onAbort = () => reject(new CancelledError());
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+        return await Promise.race([reader.read(), idle]);
+    } catch (error) {
+        if (error instanceof QodeAssistError || error instanceof CancelledError) {
+            throw error;
+        }
+        throwIfCancelled(signal);
+        throw new QodeAssistError({
+            category: 'Network',
+            message: 'The connection to the provider broke in the middle of an answer. Try again.',
+            providerDetail: describeCause(error)
+        });
+    } finally {
+        clearTimeout(timer);
+        if (onAbort) {
+            signal?.removeEventListener('abort', onAbort);
+        }
+    }
+}
+
+export function classifyHttpStatus(status: number, bodyText: string, retryAfter: string | null, url: string): ErrorInfo {
+    const detail = providerMessage(bodyText);
+    const retryAfterSeconds = parseRetryAfter(retryAfter);
+    const where = originOf(url);
+    if (status === 401 || status === 403) {
+        return {
+            category: 'Auth', status, providerDetail: detail,
+            message: `${where} refused the credentials (HTTP ${status}). Set a valid API key for this provider and try again.`
+        };
+    }
+    if (status === 400 || status === 422) {
+        return {
+            category: 'Validation', status, providerDetail: detail,
+            message: `${where} rejected the request (HTTP ${status})${detail ? `: ${detail}` : ''}. Check the model name and the agent's request settings.`
+        };
+    }
+    if (status === 404) {
+        return {
+            category: 'Config', status, providerDetail: detail,
+            message: `${where} has no such endpoint or model (HTTP 404). Check the provider URL and the model name.`
+        };
+    }
+    if (status === 429) {
+        return {
+            category: 'Provider', status, providerDetail: detail, retryAfterSeconds,
+            message: `${where} is rate limiting requests (HTTP 429)${retryAfterSeconds !== undefined ? `; it asks to wait ${retryAfterSeconds} s` : ''}. Wait a moment and try again.`
+        };
+    }
+    return {
+        category: 'Provider', status, providerDetail: detail, retryAfterSeconds,
+        message: `${where} failed to answer (HTTP ${status}). Try again later.`
+    };
+}
+
+function classifyNetworkFailure(error: unknown, url: string): ErrorInfo {
+    const code = causeCode(error);
+    const where = originOf(url);
+    const reason = code === 'ECONNREFUSED' ? 'refused the connection'
+        : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'could not be resolved'
+            : code?.startsWith('CERT_') || code?.includes('TLS') || code?.includes('SSL') ? 'failed the TLS handshake'
+                : code === 'ECONNRESET' ? 'reset the connection'
+                    : 'could not be reached';
+    return {
+        category: 'Network',
+        message: `${where} ${reason}. Check that the provider is running and that the URL is right.`,
+        providerDetail: describeCause(error)
+    };
+}
+
+function providerMessage(bodyText: string): string | undefined {
+    const trimmed = bodyText.trim();
+    if (!trimmed) {
+        return undefined;
+    }
+    try {
+        const json = JSON.parse(trimmed) as { error?: { message?: unknown } | string; message?: unknown };
+        if (typeof json.error === 'string') {
+            return json.error;
+        }
+        if (json.error && typeof json.error.message === 'string') {
+            return json.error.message;
+        }
+        if (typeof json.message === 'string') {
+            return json.message;
+        }
+    } catch {
+        // Not JSON: the text itself is the message.
+    }
+    return trimmed;
+}
+
+function parseRetryAfter(value: string | null): number | undefined {
+    if (!value) {
+        return undefined;
+    }
+    const seconds = Number(value);
+    if (Number.isFinite(seconds) && seconds >= 0) {
+        return seconds;
+    }
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+function causeCode(error: unknown): string | undefined {
+    let current: unknown = error;
+    for (let depth = 0; depth < 5 && current; depth++) {
+        const code = (current as { code?: unknown }).code;
+        if (typeof code === 'string') {
+            return code;
+        }
+        current = (current as { cause?: unknown }).cause;
+    }
+    return undefined;
+}
+
+function describeCause(error: unknown): string {
+    const code = causeCode(error);
+    const message = error instanceof Error ? error.message : String(error);
+    return code ? `${message} (${code})` : message;
+}
+
+function originOf(url: string): string {
+    try {
+        return new URL(url).origin;
+    } catch {
+        return url;
+    }
+}
+
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+    if (signal?.aborted) {
+        throw new CancelledError();
+    }
+}
+
+function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+        const onAbort = () => { clearTimeout(timer); reject(new CancelledError()); };
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}

@@ -1,0 +1,44 @@
+import { QodeAssistError } from './error-info';
+import { RequestId, ResponseEvent } from './events';
+import { redactSecrets } from './redaction';
+
+/**
+ * Turns one protocol's stream records (an SSE `data` payload, an NDJSON line) into
+ * normalized events. Decoders hold only the state a protocol needs across records
+ * (tool-call argument fragments, the pending stop reason).
+ */
+export interface StreamDecoder {
+    /** One record; `event` is the SSE event name where the protocol uses one. */
+    decode(data: string, event?: string): ResponseEvent[];
+    /** The stream ended; returns the closing events or throws when the stream was cut short. */
+    finish(): ResponseEvent[];
+}
+
+export type StreamDecoderFactory = (requestId: RequestId) => StreamDecoder;
+
+const MAX_QUOTED_LINE = 200;
+
+/** A record that is not the JSON the protocol promises: a Provider error quoting the (redacted) line. */
+export function malformedRecord(data: string, protocol: string): QodeAssistError {
+    const shown = redactSecrets(data.length > MAX_QUOTED_LINE ? `${data.slice(0, MAX_QUOTED_LINE)}…` : data);
+    return new QodeAssistError({
+        category: 'Provider',
+        message: `The provider sent a malformed ${protocol} stream record, so the answer was stopped. Try again; if it repeats, the server is not speaking ${protocol}.`,
+        providerDetail: shown
+    });
+}
+
+export function parseRecord(data: string, protocol: string): unknown {
+    try {
+        return JSON.parse(data);
+    } catch {
+        throw malformedRecord(data, protocol);
+    }
+}
+
+export function truncatedStream(): QodeAssistError {
+    return new QodeAssistError({
+        category: 'Network',
+        message: 'The provider closed the stream before finishing the answer. Try again.'
+    });
+}

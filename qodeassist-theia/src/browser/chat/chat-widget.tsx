@@ -1,0 +1,238 @@
+import type { ErrorInfo } from '@qodeassist/core';
+import { CommandService, nls } from '@theia/core';
+import { codicon, Message } from '@theia/core/lib/browser';
+import { ReactWidget } from '@theia/core/lib/browser/widgets/react-widget';
+import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
+import * as React from '@theia/core/shared/react';
+import { ChatProviderSettings, QodeAssistChatService } from '../../common/chat-protocol';
+import { QodeAssistPreferences } from '../qodeassist-preferences';
+import { QodeAssistChatClientImpl } from './chat-client';
+import { affordanceFor, ChatErrorAction } from './chat-error-affordance';
+import { renderChatMarkdown } from './chat-markdown';
+import { ChatMessage, ChatTranscript } from './chat-transcript';
+
+const OPEN_PREFERENCES_COMMAND = 'preferences:open';
+
+/** One chat, bound to one backend session; a projection of that session's events. */
+@injectable()
+export class ChatWidget extends ReactWidget {
+    static readonly ID = 'qodeassist-chat';
+    static readonly LABEL = nls.localize('qodeassist/chat/title', 'QodeAssist Chat');
+
+    @inject(QodeAssistChatService) protected readonly chatService: QodeAssistChatService;
+    @inject(QodeAssistChatClientImpl) protected readonly chatClient: QodeAssistChatClientImpl;
+    @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
+    @inject(CommandService) protected readonly commands: CommandService;
+
+    protected readonly transcript = new ChatTranscript();
+    protected readonly renderedMarkdown = new Map<number, { text: string; html: string }>();
+    protected sessionId: Promise<string> | undefined;
+    protected draft = '';
+    protected messagesElement: HTMLDivElement | null = null;
+    protected inputElement: HTMLTextAreaElement | null = null;
+    protected stickToBottom = true;
+
+    @postConstruct()
+    protected init(): void {
+        this.id = ChatWidget.ID;
+        this.title.label = ChatWidget.LABEL;
+        this.title.caption = ChatWidget.LABEL;
+        this.title.iconClass = codicon('comment-discussion');
+        this.title.closable = true;
+        this.addClass('qa-chat');
+        this.toDispose.push(this.chatClient.onDidReceiveSessionEvent(async ({ sessionId, event }) => {
+            if (this.sessionId && sessionId === await this.sessionId && this.transcript.apply(event)) {
+                this.update();
+            }
+        }));
+        this.toDispose.push({
+            dispose: () => {
+                const session = this.sessionId;
+                this.sessionId = undefined;
+                void session?.then(id => this.chatService.closeSession(id)).catch(() => undefined);
+            }
+        });
+        this.update();
+    }
+
+    protected override onActivateRequest(msg: Message): void {
+        super.onActivateRequest(msg);
+        this.inputElement?.focus();
+    }
+
+    protected override onUpdateRequest(msg: Message): void {
+        super.onUpdateRequest(msg);
+        // React commits the new DOM after this returns; scroll once it is laid out.
+        requestAnimationFrame(() => {
+            if (this.stickToBottom && this.messagesElement) {
+                this.messagesElement.scrollTop = this.messagesElement.scrollHeight;
+            }
+        });
+    }
+
+    protected get busy(): boolean {
+        return this.transcript.pending !== undefined;
+    }
+
+    protected providerSettings(): ChatProviderSettings {
+        return {
+            url: this.preferences['qodeassist.provider.url'],
+            model: this.preferences['qodeassist.provider.model'],
+            apiKeyRef: this.preferences['qodeassist.provider.apiKeyRef']
+        };
+    }
+
+    async send(text: string): Promise<void> {
+        const message = text.trim();
+        if (!message || this.busy) {
+            return;
+        }
+        this.draft = '';
+        this.stickToBottom = true;
+        this.transcript.beginTurn(message);
+        this.update();
+        try {
+            this.sessionId ??= this.chatService.openSession();
+            await this.chatService.send(await this.sessionId, message, this.providerSettings());
+        } catch (error) {
+            this.sessionId = undefined;
+            this.transcript.failPending({
+                category: 'Network',
+                message: `The QodeAssist backend could not take the message: ${error instanceof Error ? error.message : String(error)}`
+            });
+            this.update();
+        }
+    }
+
+    async stop(): Promise<void> {
+        if (this.sessionId) {
+            await this.chatService.cancel(await this.sessionId);
+        }
+    }
+
+    protected render(): React.ReactNode {
+        const busy = this.busy;
+        return <div className='qa-chat-root'>
+            <div className='qa-messages' ref={element => { this.messagesElement = element; }} onScroll={this.onScroll}>
+                {this.transcript.messages.length === 0 && this.renderEmptyState()}
+                {this.transcript.messages.map(message => this.renderMessage(message))}
+            </div>
+            <div className='qa-composer'>
+                <textarea
+                    className='theia-input qa-input'
+                    ref={element => { this.inputElement = element; }}
+                    placeholder={nls.localize('qodeassist/chat/placeholder', 'Ask QodeAssist…')}
+                    rows={3}
+                    defaultValue={this.draft}
+                    onChange={event => { this.draft = event.target.value; }}
+                    onKeyDown={this.onInputKeyDown}
+                />
+                <div className='qa-composer-actions'>
+                    <span className='qa-model' title={this.preferences['qodeassist.provider.url']}>{this.preferences['qodeassist.provider.model']}</span>
+                    {busy
+                        ? <button className='theia-button qa-stop' onClick={() => void this.stop()}>
+                            <i className={codicon('debug-stop')} /> {nls.localize('qodeassist/chat/stop', 'Stop')}
+                        </button>
+                        : <button className='theia-button qa-send' onClick={() => void this.sendDraft()}>
+                            <i className={codicon('send')} /> {nls.localize('qodeassist/chat/send', 'Send')}
+                        </button>}
+                </div>
+            </div>
+        </div>;
+    }
+
+    protected renderEmptyState(): React.ReactNode {
+        return <div className='qa-empty'>
+            <i className={codicon('comment-discussion')} />
+            <p>{nls.localize('qodeassist/chat/empty', 'Ask about your code. Answers stream from the configured provider.')}</p>
+        </div>;
+    }
+
+    protected renderMessage(message: ChatMessage): React.ReactNode {
+        return <div key={message.id} className={`qa-message qa-${message.role}`} data-role={message.role} data-status={message.status}>
+            <div className='qa-message-header'>
+                <i className={codicon(message.role === 'user' ? 'account' : 'sparkle')} />
+                <span>{message.role === 'user' ? nls.localize('qodeassist/chat/you', 'You') : 'QodeAssist'}</span>
+                {message.status === 'streaming' && <i className={`${codicon('loading')} theia-animation-spin qa-spinner`} />}
+            </div>
+            {message.role === 'user'
+                ? <div className='qa-message-body qa-plain'>{message.text}</div>
+                : <div className='qa-message-body qa-markdown' dangerouslySetInnerHTML={{ __html: this.markdownFor(message) }} />}
+            {message.status === 'cancelled' && <div className='qa-cancelled'>{nls.localize('qodeassist/chat/cancelled', 'Cancelled')}</div>}
+            {message.status === 'failed' && message.error && this.renderError(message.error)}
+            {message.usage && message.status === 'done' && <div className='qa-usage'>
+                {`${message.usage.inputTokens} in · ${message.usage.outputTokens} out`
+                    + (message.usage.cachedTokens ? ` · ${message.usage.cachedTokens} cached` : '')}
+            </div>}
+        </div>;
+    }
+
+    protected renderError(error: ErrorInfo): React.ReactNode {
+        const affordance = affordanceFor(error);
+        return <div className='qa-error' data-category={error.category}>
+            <div className='qa-error-title'><i className={codicon('error')} /> {affordance.title}</div>
+            <div className='qa-error-message'>{error.message}</div>
+            {error.providerDetail && <div className='qa-error-detail'>{error.providerDetail}</div>}
+            <div className='qa-error-hint'>{affordance.hint}</div>
+            <div className='qa-error-actions'>
+                {affordance.actions.map(action => <button key={action} className='theia-button secondary' data-action={action}
+                    onClick={() => void this.runErrorAction(action)}>{this.actionLabel(action)}</button>)}
+            </div>
+        </div>;
+    }
+
+    protected actionLabel(action: ChatErrorAction): string {
+        return action === 'retry' ? nls.localize('qodeassist/chat/retry', 'Retry') : nls.localize('qodeassist/chat/openSettings', 'Open Settings');
+    }
+
+    protected async runErrorAction(action: ChatErrorAction): Promise<void> {
+        if (action === 'open-settings') {
+            await this.commands.executeCommand(OPEN_PREFERENCES_COMMAND, 'qodeassist');
+            return;
+        }
+        const text = this.transcript.lastUserText();
+        if (text) {
+            await this.send(text);
+        }
+    }
+
+    protected markdownFor(message: ChatMessage): string {
+        const cached = this.renderedMarkdown.get(message.id);
+        if (cached && cached.text === message.text) {
+            return cached.html;
+        }
+        const html = renderChatMarkdown(message.text);
+        this.renderedMarkdown.set(message.id, { text: message.text, html });
+        return html;
+    }
+
+    protected readonly onScroll = (): void => {
+        const element = this.messagesElement;
+        if (element) {
+            this.stickToBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 24;
+        }
+    };
+
+    protected readonly onInputKeyDown = (event: React.KeyboardEvent<HTMLTextAreaElement>): void => {
+        if (event.key !== 'Enter' || event.nativeEvent.isComposing) {
+            return;
+        }
+        const sendOnEnter = this.preferences['qodeassist.chat.sendOnEnter'];
+        const wantsSend = sendOnEnter ? !event.shiftKey : (event.ctrlKey || event.metaKey);
+        if (wantsSend) {
+            event.preventDefault();
+            void this.sendDraft();
+        }
+    };
+
+    protected async sendDraft(): Promise<void> {
+        if (this.busy) {
+            return;
+        }
+        const text = this.inputElement?.value ?? this.draft;
+        if (this.inputElement) {
+            this.inputElement.value = '';
+        }
+        await this.send(text);
+    }
+}

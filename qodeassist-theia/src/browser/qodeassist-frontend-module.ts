@@ -1,0 +1,25 @@
+import { bindViewContribution, WidgetFactory } from '@theia/core/lib/browser';
+import { ServiceConnectionProvider } from '@theia/core/lib/browser/messaging/service-connection-provider';
+import { ContainerModule } from '@theia/core/shared/inversify';
+import { QODEASSIST_CHAT_PATH, QodeAssistChatService } from '../common/chat-protocol';
+import { QodeAssistChatClientImpl } from './chat/chat-client';
+import { ChatViewContribution } from './chat/chat-view-contribution';
+import { ChatWidget } from './chat/chat-widget';
+import { bindQodeAssistPreferences } from './qodeassist-preferences';
+import '../../src/browser/style/qodeassist.css';
+
+export default new ContainerModule(bind => {
+    bindQodeAssistPreferences(bind);
+
+    bind(QodeAssistChatClientImpl).toSelf().inSingletonScope();
+    bind(QodeAssistChatService).toDynamicValue(ctx =>
+        ServiceConnectionProvider.createProxy<QodeAssistChatService>(ctx.container, QODEASSIST_CHAT_PATH, ctx.container.get(QodeAssistChatClientImpl))
+    ).inSingletonScope();
+
+    bind(ChatWidget).toSelf();
+    bind(WidgetFactory).toDynamicValue(ctx => ({
+        id: ChatWidget.ID,
+        createWidget: () => ctx.container.get(ChatWidget)
+    })).inSingletonScope();
+    bindViewContribution(bind, ChatViewContribution);
+});

@@ -1,0 +1,19 @@
+import { ConnectionContainerModule } from '@theia/core/lib/node/messaging/connection-container-module';
+import { ContainerModule } from '@theia/core/shared/inversify';
+import { QODEASSIST_CHAT_PATH, QodeAssistChatClient } from '../common/chat-protocol';
+import { defaultSecretsStore, QodeAssistChatServiceImpl, QodeAssistSecretsStore } from './chat-service-impl';
+
+/** Chat sessions live per frontend connection, so one browser tab never sees another's events. */
+const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBackendService }) => {
+    bind(QodeAssistChatServiceImpl).toSelf().inSingletonScope();
+    bindBackendService<QodeAssistChatServiceImpl, QodeAssistChatClient>(QODEASSIST_CHAT_PATH, QodeAssistChatServiceImpl, (service, client) => {
+        service.setClient(client);
+        client.onDidCloseConnection(() => service.dispose());
+        return service;
+    });
+});
+
+export default new ContainerModule(bind => {
+    bind(QodeAssistSecretsStore).toDynamicValue(() => defaultSecretsStore()).inSingletonScope();
+    bind(ConnectionContainerModule).toConstantValue(chatConnectionModule);
+});

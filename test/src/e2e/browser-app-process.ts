@@ -1,0 +1,72 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+export const BROWSER_APP_MAIN = join(REPO_ROOT, 'browser-app', 'lib', 'backend', 'main.js');
+
+export interface BrowserAppOptions {
+    /** Workspace settings written to `<workspace>/.theia/settings.json` before start. */
+    settings: Record<string, unknown>;
+    /** Extra environment for the backend (e.g. OPENAI_API_KEY). */
+    env?: Record<string, string>;
+    startTimeoutMs?: number;
+}
+
+/** The real browser-app backend on 127.0.0.1 with a throw-away workspace and user home. */
+export class BrowserAppProcess {
+    private child: ChildProcess | undefined;
+    private output = '';
+    readonly root = mkdtempSync(join(tmpdir(), 'qodeassist-e2e-'));
+    readonly workspace = join(this.root, 'workspace');
+    url = '';
+
+    async start(options: BrowserAppOptions): Promise<string> {
+        mkdirSync(join(this.workspace, '.theia'), { recursive: true });
+        writeFileSync(join(this.workspace, '.theia', 'settings.json'), JSON.stringify(options.settings, undefined, 2));
+        const home = join(this.root, 'home');
+        mkdirSync(home, { recursive: true });
+        const child = spawn(process.execPath, [BROWSER_APP_MAIN, this.workspace, '--hostname=127.0.0.1', '--port=0'], {
+            env: { ...process.env, HOME: home, THEIA_CONFIG_DIR: join(home, '.theia'), ...options.env },
+            stdio: ['ignore', 'pipe', 'pipe']
+        });
+        this.child = child;
+        const timeoutMs = options.startTimeoutMs ?? 60_000;
+        this.url = await new Promise<string>((resolvePromise, reject) => {
+            const timer = setTimeout(() => reject(new Error(`browser-app did not start within ${timeoutMs} ms:\n${this.output}`)), timeoutMs);
+            const onData = (chunk: Buffer) => {
+                this.output += chunk.toString();
+                const match = /listening on (http:\/\/[\d.]+:\d+)/i.exec(this.output);
+                if (match) {
+                    clearTimeout(timer);
+                    resolvePromise(match[1].replace(/\/$/, ''));
+                }
+            };
+            child.stdout?.on('data', onData);
+            child.stderr?.on('data', onData);
+            child.once('exit', code => {
+                clearTimeout(timer);
+                reject(new Error(`browser-app exited with ${code}:\n${this.output}`));
+            });
+        });
+        return this.url;
+    }
+
+    get log(): string {
+        return this.output;
+    }
+
+    async stop(): Promise<void> {
+        const child = this.child;
+        this.child = undefined;
+        if (child && child.exitCode === null) {
+            const exited = new Promise<void>(done => child.once('exit', () => done()));
+            child.kill('SIGTERM');
+            const forced = setTimeout(() => child.kill('SIGKILL'), 5_000);
+            await exited;
+            clearTimeout(forced);
+        }
+        rmSync(this.root, { recursive: true, force: true });
+    }
+}

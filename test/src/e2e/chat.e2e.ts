@@ -1,0 +1,122 @@
+import * as assert from 'node:assert/strict';
+import { Browser, Page } from 'playwright-core';
+import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { BrowserAppProcess } from './browser-app-process';
+import { launchChromium, screenshotPath } from './chromium';
+import { runCommand, waitForTheiaShell } from './theia-page';
+
+const API_KEY = 'sk-e2e-test-key-0123456789';
+
+describe('chat view in Chromium (walking skeleton)', function () {
+    this.timeout(180_000);
+
+    const fake = new FakeProviderServer();
+    const app = new BrowserAppProcess();
+    let chromium: { browser: Browser; close: () => Promise<void> };
+    let page: Page;
+
+    before(async () => {
+        await fake.start();
+        fake.when({ promptIncludes: 'stream slowly', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 40 } })
+            .when({ promptIncludes: 'stop me', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 250 } })
+            .when({ promptIncludes: 'bad key', scenario: { kind: 'status', status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' } });
+        await app.start({
+            settings: { 'qodeassist.provider.url': `${fake.url}/v1`, 'qodeassist.provider.model': 'fake-model' },
+            env: { OPENAI_API_KEY: API_KEY }
+        });
+        chromium = await launchChromium();
+        page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
+        await page.goto(app.url);
+        await waitForTheiaShell(page);
+        await runCommand(page, 'QodeAssist: Open Chat');
+        await page.locator('.qa-chat .qa-input').waitFor({ state: 'visible', timeout: 20_000 });
+    });
+
+    after(async () => {
+        await chromium?.close();
+        await app.stop();
+        await fake.stop();
+    });
+
+    async function sendMessage(text: string): Promise<void> {
+        const input = page.locator('.qa-chat .qa-input');
+        await input.fill(text);
+        await input.press('Enter');
+    }
+
+    const lastAnswer = () => page.locator('.qa-chat .qa-message[data-role=assistant]').last();
+
+    it('streams the answer into the view piece by piece and renders Markdown', async () => {
+        await sendMessage('Please stream slowly: how do I reverse a string?');
+        const lengths = new Set<number>();
+        const deadline = Date.now() + 60_000;
+        while (Date.now() < deadline) {
+            const snapshot = await lastAnswer().evaluate(element => ({
+                status: element.getAttribute('data-status'),
+                length: element.querySelector('.qa-markdown')?.textContent?.length ?? 0
+            }));
+            if (snapshot.status !== 'streaming') {
+                assert.equal(snapshot.status, 'done');
+                break;
+            }
+            if (snapshot.length > 0) {
+                lengths.add(snapshot.length);
+            }
+            await page.waitForTimeout(25);
+        }
+        assert.ok(lengths.size >= 5, `expected the text to grow in at least 5 visible steps, saw ${lengths.size}`);
+        await assertMarkdownRendered();
+        const request = fake.requests.at(-1)!;
+        assert.equal(request.headers.authorization, `Bearer ${API_KEY}`, 'the backend sends the key to the provider');
+        assert.equal(JSON.parse(request.body).model, 'fake-model');
+        assert.ok(!(await page.content()).includes(API_KEY), 'the key never reaches the browser');
+        await page.screenshot({ path: screenshotPath('chat-streamed-answer') });
+    });
+
+    async function assertMarkdownRendered(): Promise<void> {
+        const answer = lastAnswer();
+        assert.equal(await answer.locator('.qa-markdown h2').textContent(), 'Reversing a string');
+        assert.match(await answer.locator('.qa-markdown pre code').textContent() ?? '', /export function reverse\(text: string\): string/);
+        assert.equal(await answer.locator('.qa-markdown ol li').count(), 3);
+        assert.match(await answer.locator('.qa-usage').textContent() ?? '', /40 in · \d+ out · 32 cached/);
+    }
+
+    it('Stop cancels the request mid-stream and the backend aborts the HTTP request', async () => {
+        await sendMessage('stop me halfway');
+        await page.waitForFunction(() => {
+            const streaming = document.querySelector('.qa-chat .qa-message[data-role=assistant][data-status=streaming] .qa-markdown');
+            return /Reversing/.test(streaming?.textContent ?? '');
+        }, undefined, { timeout: 20_000 });
+        await page.locator('.qa-chat .qa-stop').click();
+        await page.locator('.qa-chat .qa-message[data-role=assistant][data-status=cancelled]').last().waitFor({ timeout: 10_000 });
+        const request = fake.requests.at(-1)!;
+        assert.equal(await request.ended, 'aborted-by-client');
+        assert.ok(request.recordsSent < 20, `the stream stopped early, after ${request.recordsSent} records`);
+        assert.equal(await lastAnswer().locator('.qa-cancelled').textContent(), 'Cancelled');
+        assert.match(await lastAnswer().locator('.qa-markdown').textContent() ?? '', /Reversing/, 'the partial answer stays visible');
+        assert.equal(await lastAnswer().locator('.qa-error').count(), 0, 'cancellation is not shown as an error');
+        await page.locator('.qa-chat .qa-send').waitFor({ state: 'visible' });
+        await page.screenshot({ path: screenshotPath('chat-cancelled') });
+    });
+
+    it('shows an Auth error with what to do when the provider answers 401', async () => {
+        await sendMessage('bad key test');
+        const error = lastAnswer().locator('.qa-error[data-category=Auth]');
+        await error.waitFor({ timeout: 20_000 });
+        assert.match(await error.locator('.qa-error-message').textContent() ?? '', /HTTP 401.*Set a valid API key/);
+        assert.equal(await error.locator('.qa-error-detail').textContent(), 'Incorrect API key provided');
+        assert.match(await error.locator('.qa-error-hint').textContent() ?? '', /OPENAI_API_KEY/);
+        assert.equal(await error.locator('button[data-action=open-settings]').count(), 1);
+        await page.screenshot({ path: screenshotPath('chat-auth-error') });
+    });
+
+    it('shows a Network error with Retry when the provider is unreachable', async () => {
+        await fake.stop();
+        await sendMessage('anyone there?');
+        const error = lastAnswer().locator('.qa-error[data-category=Network]');
+        await error.waitFor({ timeout: 30_000 });
+        assert.match(await error.locator('.qa-error-message').textContent() ?? '', /refused the connection/);
+        assert.equal(await error.locator('button[data-action=retry]').count(), 1);
+        await page.screenshot({ path: screenshotPath('chat-network-error') });
+    });
+});

@@ -1,0 +1,31 @@
+import { Page } from 'playwright-core';
+
+/** Waits until the Theia shell is up and the loading screen is gone. */
+export async function waitForTheiaShell(page: Page): Promise<void> {
+    await page.waitForSelector('#theia-app-shell', { timeout: 60_000 });
+    await page.waitForSelector('.theia-preload', { state: 'detached', timeout: 60_000 });
+    await trustWorkspace(page);
+}
+
+/** Answers Theia's workspace-trust dialog as a user opening their own folder would. */
+async function trustWorkspace(page: Page): Promise<void> {
+    const trust = page.getByRole('button', { name: 'Yes, I trust the authors' });
+    try {
+        await trust.waitFor({ state: 'visible', timeout: 10_000 });
+    } catch {
+        return; // Trust is off or already granted: no dialog.
+    }
+    await trust.click();
+    await trust.waitFor({ state: 'detached', timeout: 10_000 });
+}
+
+/** Runs a command through the command palette, as a user would. */
+export async function runCommand(page: Page, label: string): Promise<void> {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(`>${label}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.press('Enter');
+}

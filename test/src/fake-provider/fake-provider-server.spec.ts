@@ -1,0 +1,77 @@
+import * as assert from 'node:assert/strict';
+import { FakeProviderServer } from './fake-provider-server';
+import { splitSseEvents } from './protocols';
+
+async function post(url: string, body: object): Promise<Response> {
+    return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+const userTurn = (text: string) => ({ messages: [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: text }] });
+
+describe('FakeProviderServer', () => {
+    let server: FakeProviderServer;
+    beforeEach(async () => {
+        server = new FakeProviderServer({ hangMs: 300 });
+        await server.start();
+    });
+    afterEach(() => server.stop());
+
+    it('binds 127.0.0.1 on a random port', () => {
+        assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    });
+
+    it('replays a recorded OpenAI stream byte for byte', async () => {
+        const response = await post(`${server.url}/v1/chat/completions`, userTurn('hi'));
+        assert.equal(response.status, 200);
+        assert.equal(response.headers.get('content-type'), 'text/event-stream');
+        const text = await response.text();
+        assert.match(text, /^data: \{"id":"chatcmpl-fx1"/);
+        assert.ok(text.endsWith('data: [DONE]\n\n'));
+        assert.equal(await server.requests[0].ended, 'completed');
+        assert.equal(server.requests[0].recordsSent, splitSseEvents(text).length);
+    });
+
+    it('picks a rule by the last user message, not the history', async () => {
+        server.when({ promptIncludes: 'earlier', scenario: { kind: 'status', status: 500 } })
+            .when({ promptIncludes: 'now', scenario: { kind: 'status', status: 429, headers: { 'retry-after': '7' } } });
+        const response = await post(`${server.url}/v1/chat/completions`, userTurn('answer now'));
+        assert.equal(response.status, 429);
+        assert.equal(response.headers.get('retry-after'), '7');
+    });
+
+    it('answers queued scenarios once, in order, before rules and default', async () => {
+        server.enqueue({ kind: 'status', status: 401 }, { kind: 'status', status: 503 });
+        const statuses = [];
+        for (let i = 0; i < 3; i++) {
+            statuses.push((await post(`${server.url}/v1/chat/completions`, userTurn('x'))).status);
+        }
+        assert.deepEqual(statuses, [401, 503, 200]);
+    });
+
+    it('resets the connection after the given number of records', async () => {
+        server.enqueue({ kind: 'replay', fixture: 'openai-chat/text.sse', resetAfterRecords: 2 });
+        const response = await post(`${server.url}/v1/chat/completions`, userTurn('x'));
+        await assert.rejects(response.text());
+        assert.equal(await server.requests[0].ended, 'reset');
+        assert.equal(server.requests[0].recordsSent, 2);
+    });
+
+    it('ends a hang by itself after hangMs', async () => {
+        server.enqueue({ kind: 'hang' });
+        await assert.rejects(post(`${server.url}/v1/chat/completions`, userTurn('x')));
+        assert.equal(await server.requests[0].ended, 'hung');
+    });
+
+    it('answers 404 with a message for an unknown route', async () => {
+        const response = await post(`${server.url}/v1/unknown`, {});
+        assert.equal(response.status, 404);
+        assert.match(await response.text(), /no route for POST \/v1\/unknown/);
+    });
+
+    it('closes itself after its maximum lifetime', async () => {
+        const shortLived = new FakeProviderServer({ maxLifetimeMs: 50 });
+        const url = await shortLived.start();
+        await new Promise(resolve => setTimeout(resolve, 150));
+        await assert.rejects(post(`${url}/v1/chat/completions`, userTurn('x')));
+    });
+});

@@ -1,0 +1,3 @@
+export * from './fake-provider/fake-provider-server';
+export * from './fake-provider/protocols';
+export * from './fake-provider/scenarios';

@@ -1,0 +1,174 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, relative, sep } from 'node:path';
+import * as ts from 'typescript';
+
+export interface LayeringViolation {
+    file: string;
+    line: number;
+    rule: string;
+}
+
+interface ImportRef {
+    specifier: string;
+    typeOnly: boolean;
+    line: number;
+}
+
+/** Globals that only exist in a browser; core code must not touch them. */
+const DOM_GLOBALS = new Set(['window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'HTMLElement',
+    'Element', 'DOMParser', 'XMLHttpRequest', 'requestAnimationFrame', 'location', 'MutationObserver']);
+
+/** Core folders by layer (ARCHITECTURE §2): a folder may import its own layer and below. */
+const CORE_LAYER: Record<string, number> = {
+    ports: 0, wire: 0, config: 1, prompt: 2, agents: 2, session: 2, context: 2,
+    tools: 3, skills: 3, mcp: 3, features: 4, bench: 5
+};
+
+const NODE_BUILTINS = new Set(builtinModules);
+
+function isNodeBuiltin(specifier: string): boolean {
+    return specifier.startsWith('node:') || NODE_BUILTINS.has(specifier.split('/')[0]);
+}
+
+function collectImports(source: ts.SourceFile): { imports: ImportRef[]; domGlobals: Array<{ name: string; line: number }> } {
+    const imports: ImportRef[] = [];
+    const domGlobals: Array<{ name: string; line: number }> = [];
+    const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+    const visit = (node: ts.Node): void => {
+        if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+            const clause = node.importClause;
+            const typeOnly = !!clause && (clause.isTypeOnly
+                || (!clause.name && !!clause.namedBindings && ts.isNamedImports(clause.namedBindings)
+                    && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every(e => e.isTypeOnly)));
+            imports.push({ specifier: node.moduleSpecifier.text, typeOnly, line: lineOf(node) });
+        } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+            imports.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly, line: lineOf(node) });
+        } else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0])
+            && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+            imports.push({ specifier: node.arguments[0].text, typeOnly: false, line: lineOf(node) });
+        } else if (ts.isIdentifier(node) && DOM_GLOBALS.has(node.text) && isFreeIdentifier(node)) {
+            domGlobals.push({ name: node.text, line: lineOf(node) });
+        }
+        ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return { imports, domGlobals };
+}
+
+/** An identifier that refers to a global rather than naming a property, member or declaration. */
+function isFreeIdentifier(node: ts.Identifier): boolean {
+    const parent = node.parent;
+    if (ts.isPropertyAccessExpression(parent) && parent.name === node) {
+        return false;
+    }
+    if (ts.isQualifiedName(parent) && parent.right === node) {
+        return false;
+    }
+    if ((ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent) || ts.isPropertySignature(parent)
+        || ts.isMethodDeclaration(parent) || ts.isParameter(parent) || ts.isVariableDeclaration(parent)
+        || ts.isImportSpecifier(parent) || ts.isBindingElement(parent)) && parent.name === node) {
+        return false;
+    }
+    return !ts.isTypeReferenceNode(parent);
+}
+
+/** Checks one source file, given its path relative to the repository root with `/` separators. */
+export function checkSource(path: string, text: string): LayeringViolation[] {
+    const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    const { imports, domGlobals } = collectImports(source);
+    const violations: LayeringViolation[] = [];
+    const report = (line: number, rule: string) => violations.push({ file: path, line, rule });
+
+    const core = /^qodeassist-core\/src\/([^/]+)\//.exec(path);
+    if (core) {
+        const layer = CORE_LAYER[core[1]];
+        for (const ref of imports) {
+            if (ref.specifier.startsWith('@theia/')) {
+                report(ref.line, `qodeassist-core must not import Theia (${ref.specifier})`);
+            }
+            if (/^react(-dom)?(\/|$)/.test(ref.specifier)) {
+                report(ref.line, `qodeassist-core must not import React (${ref.specifier})`);
+            }
+            const target = resolveCoreFolder(path, ref.specifier);
+            if (target && layer !== undefined && CORE_LAYER[target] !== undefined && CORE_LAYER[target] > layer) {
+                report(ref.line, `${core[1]} (layer ${layer}) must not import the higher layer ${target} (layer ${CORE_LAYER[target]})`);
+            }
+            const feature = /^qodeassist-core\/src\/features\/([^/]+)\//.exec(path)?.[1];
+            const targetFeature = target === 'features' ? resolveFeature(path, ref.specifier) : undefined;
+            if (feature && targetFeature && targetFeature !== feature) {
+                report(ref.line, `feature ${feature} must not import feature ${targetFeature}`);
+            }
+        }
+        for (const global of domGlobals) {
+            report(global.line, `qodeassist-core must not use the DOM global ${global.name}`);
+        }
+    }
+
+    const theia = /^qodeassist-theia\/src\/(common|browser|node|electron-[a-z]+)\//.exec(path);
+    if (theia) {
+        const side = theia[1];
+        for (const ref of imports) {
+            const spec = ref.specifier;
+            if (side === 'common') {
+                if (!ref.typeOnly && isNodeBuiltin(spec)) {
+                    report(ref.line, `common must not import Node code (${spec})`);
+                }
+                if (/\/lib\/(node|browser|electron-[a-z]+)\//.test(spec) || /^\.\.\/(node|browser)\//.test(spec) || /^react(-dom)?(\/|$)|shared\/react/.test(spec)) {
+                    report(ref.line, `common must not import browser or Node code (${spec})`);
+                }
+                if (!ref.typeOnly && spec.startsWith('@qodeassist/core')) {
+                    report(ref.line, 'common may import @qodeassist/core only as types (it is Node code)');
+                }
+            }
+            if (side === 'browser') {
+                // Specs run under mocha in Node, so they may use Node's assert and fs.
+                const nodeBuiltinAllowed = path.endsWith('.spec.ts') || path.endsWith('.spec.tsx');
+                if (/^\.\.?\/(\.\.\/)*node\//.test(spec) || /\/lib\/node\//.test(spec) || (!ref.typeOnly && !nodeBuiltinAllowed && isNodeBuiltin(spec))) {
+                    report(ref.line, `browser must not import Node code (${spec})`);
+                }
+                if (!ref.typeOnly && spec.startsWith('@qodeassist/core')) {
+                    report(ref.line, 'browser may import @qodeassist/core only as types (it runs in the backend)');
+                }
+            }
+            if (side === 'node' && (/^\.\.?\/(\.\.\/)*browser\//.test(spec) || /\/lib\/browser\//.test(spec) || /^react(-dom)?(\/|$)|shared\/react/.test(spec))) {
+                report(ref.line, `node must not import browser code (${spec})`);
+            }
+        }
+    }
+    return violations;
+}
+
+function resolveCoreFolder(path: string, specifier: string): string | undefined {
+    if (!specifier.startsWith('.')) {
+        return undefined;
+    }
+    const resolved = join(path, '..', specifier).split(sep).join('/');
+    return /^qodeassist-core\/src\/([^/]+)/.exec(resolved)?.[1];
+}
+
+function resolveFeature(path: string, specifier: string): string | undefined {
+    const resolved = join(path, '..', specifier).split(sep).join('/');
+    return /^qodeassist-core\/src\/features\/([^/]+)/.exec(resolved)?.[1];
+}
+
+/** Every TypeScript source below the given package folders, checked. */
+export function checkRepository(root: string, packages: readonly string[]): { violations: LayeringViolation[]; filesChecked: number } {
+    const violations: LayeringViolation[] = [];
+    let filesChecked = 0;
+    const walk = (dir: string): void => {
+        for (const entry of readdirSync(dir, { withFileTypes: true })) {
+            const full = join(dir, entry.name);
+            if (entry.isDirectory()) {
+                walk(full);
+            } else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+                filesChecked++;
+                violations.push(...checkSource(relative(root, full).split(sep).join('/'), readFileSync(full, 'utf8')));
+            }
+        }
+    };
+    for (const pkg of packages) {
+        walk(join(root, pkg, 'src'));
+    }
+    return { violations, filesChecked };
+}

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INSTALL_ENV, ROOT } from './install.mjs';
 import { heading, run } from './run.mjs';
@@ -21,7 +21,30 @@ function newestMtime(path) {
     return newest;
 }
 
+const TS_PACKAGES = ['qodeassist-core', 'qodeassist-theia', 'test'];
+
+/** tsc -b never deletes the output of a removed source; a stale spec would still run. */
+function removeStaleOutputs(libDir, srcDir) {
+    if (!existsSync(libDir)) {
+        return;
+    }
+    for (const entry of readdirSync(libDir, { withFileTypes: true })) {
+        const lib = join(libDir, entry.name);
+        if (entry.isDirectory()) {
+            removeStaleOutputs(lib, join(srcDir, entry.name));
+            continue;
+        }
+        const stem = entry.name.replace(/(\.d)?\.(js|ts)(\.map)?$/, '');
+        if (stem !== entry.name && !existsSync(join(srcDir, `${stem}.ts`)) && !existsSync(join(srcDir, `${stem}.tsx`))) {
+            rmSync(lib);
+        }
+    }
+}
+
 export async function compileTypeScript() {
+    for (const pkg of TS_PACKAGES) {
+        removeStaleOutputs(join(ROOT, pkg, 'lib'), join(ROOT, pkg, 'src'));
+    }
     heading('Compiling TypeScript (tsc -b)');
     return await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.json'], { cwd: ROOT }) === 0;
 }

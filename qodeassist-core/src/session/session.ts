@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CancelledError, toErrorInfo } from '../wire/error-info';
+import { AssistantTurn } from '../wire/assistant-turn';
 import { RequestId, ResponseEvent } from '../wire/events';
 import { WireRequest } from '../wire/wire-client';
 import { SessionEvent } from './session-events';
@@ -16,8 +17,12 @@ export interface ChatTarget {
     apiKey?: string;
 }
 
-/** Opens the wire stream for one request; the protocol client is chosen by whoever builds the session. */
-export type WireStreamer = (request: WireRequest) => AsyncIterable<ResponseEvent>;
+/**
+ * Opens the wire stream for one request (a single round or a whole tool loop); the
+ * protocol is chosen by whoever builds the session. The stream returns the final
+ * assistant turn, or nothing after an Error event.
+ */
+export type WireStreamer = (request: WireRequest) => AsyncGenerator<ResponseEvent, AssistantTurn | undefined>;
 
 /** Renders the request body from the history; the agent's [body] template takes this job with the configuration layer. */
 export type RequestBodyBuilder = (history: readonly ChatTurn[], target: ChatTarget) => unknown;
@@ -84,26 +89,27 @@ export class Session {
         this.emit({ type: 'RequestStarted', requestId });
         let answer = '';
         try {
-            for await (const event of this.streamer(request)) {
+            const stream = this.streamer(request);
+            for (;;) {
+                const next = await stream.next();
                 if (request.signal?.aborted) {
+                    await stream.return(undefined);
                     throw new CancelledError();
                 }
+                if (next.done) {
+                    this.finish(requestId, next.value, answer);
+                    return;
+                }
+                const event = next.value;
                 this.emit(event);
                 if (event.type === 'TextDelta') {
                     answer += event.text;
                 } else if (event.type === 'Error') {
+                    await stream.return(undefined);
                     this.emit({ type: 'Failed', requestId, error: event.error });
-                    return;
-                } else if (event.type === 'MessageStop') {
-                    this.turns.push({ role: 'assistant', text: answer });
-                    this.emit({ type: 'Finished', requestId, stopReason: event.stopReason });
                     return;
                 }
             }
-            if (request.signal?.aborted) {
-                throw new CancelledError();
-            }
-            this.emit({ type: 'Failed', requestId, error: { category: 'Provider', message: 'The provider stream ended without a final event. Try again.' } });
         } catch (error) {
             if (error instanceof CancelledError || request.signal?.aborted) {
                 this.emit({ type: 'Cancelled', requestId });
@@ -111,6 +117,15 @@ export class Session {
                 this.emit({ type: 'Failed', requestId, error: toErrorInfo(error) });
             }
         }
+    }
+
+    private finish(requestId: RequestId, turn: AssistantTurn | undefined, answer: string): void {
+        if (!turn) {
+            this.emit({ type: 'Failed', requestId, error: { category: 'Provider', message: 'The provider stream ended without a final event. Try again.' } });
+            return;
+        }
+        this.turns.push({ role: 'assistant', text: answer });
+        this.emit({ type: 'Finished', requestId, stopReason: turn.stopReason });
     }
 }
 

@@ -35,6 +35,16 @@ export interface ToolCallEnd {
     arguments: Record<string, unknown>;
 }
 
+/** The outcome of one tool call, as fed back to the model in the next round. */
+export interface ToolResult {
+    type: 'ToolResult';
+    requestId: RequestId;
+    callId: string;
+    name: string;
+    content: string;
+    isError: boolean;
+}
+
 export interface Usage {
     type: 'Usage';
     requestId: RequestId;
@@ -59,4 +69,4 @@ export interface ErrorEvent {
 }
 
 /** What every wire client emits, whatever the protocol. */
-export type ResponseEvent = TextDelta | ThinkingDelta | ToolCallStart | ToolCallEnd | Usage | MessageStop | ErrorEvent;
+export type ResponseEvent = TextDelta | ThinkingDelta | ToolCallStart | ToolCallEnd | ToolResult | Usage | MessageStop | ErrorEvent;

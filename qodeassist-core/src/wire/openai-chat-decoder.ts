@@ -1,16 +1,24 @@
-import { QodeAssistError } from './error-info';
+import { AssistantBlocksBuilder, AssistantTurn } from './assistant-turn';
 import { RequestId, ResponseEvent, StopReason } from './events';
-import { parseRecord, StreamDecoder, truncatedStream } from './stream-decoder';
+import { parseRecord, parseToolArguments, StreamDecoder, streamedProviderError, truncatedStream } from './stream-decoder';
 
 interface ToolCallFragment {
     index?: number;
     id?: string;
-    function?: { name?: string; arguments?: string };
+    function?: { name?: string; arguments?: string | Record<string, unknown> };
 }
+
+/** Mistral's reasoning models stream content as a list of typed chunks instead of a string. */
+type ContentChunk = { type?: string; text?: string; thinking?: Array<{ type?: string; text?: string }> };
 
 interface ChatChunk {
     choices?: Array<{
-        delta?: { content?: string | null; reasoning_content?: string | null; reasoning?: string | null; tool_calls?: ToolCallFragment[] };
+        delta?: {
+            content?: string | ContentChunk[] | null;
+            reasoning_content?: string | null;
+            reasoning?: string | null;
+            tool_calls?: ToolCallFragment[];
+        };
         finish_reason?: string | null;
     }>;
     usage?: {
@@ -28,6 +36,13 @@ interface PendingToolCall {
     argumentText: string;
 }
 
+/** The assistant message in OpenAI Chat shape, as a continuation replays it. */
+export interface OpenAIChatAssistantMessage {
+    role: 'assistant';
+    content: string | null;
+    tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+}
+
 const PROTOCOL = 'OpenAI Chat Completions';
 
 const STOP_REASONS: Record<string, StopReason> = {
@@ -38,11 +53,17 @@ const STOP_REASONS: Record<string, StopReason> = {
     content_filter: 'content_filter'
 };
 
-/** Decodes `data:` payloads of an OpenAI Chat Completions stream (also llama.cpp, LM Studio, DeepSeek, Qwen, Mistral…). */
+/**
+ * Decodes `data:` payloads of an OpenAI Chat Completions stream — also spoken by
+ * Ollama's /v1, llama.cpp, LM Studio, OpenRouter, DeepSeek, Qwen and Mistral (chat and FIM).
+ */
 export class OpenAIChatDecoder implements StreamDecoder {
     private readonly toolCalls = new Map<number, PendingToolCall>();
+    private readonly blocks = new AssistantBlocksBuilder();
+    private text = '';
     private finishReason: string | undefined;
     private done = false;
+    private stopReason: StopReason | undefined;
 
     constructor(private readonly requestId: RequestId) { }
 
@@ -53,21 +74,19 @@ export class OpenAIChatDecoder implements StreamDecoder {
         }
         const chunk = parseRecord(data, PROTOCOL) as ChatChunk;
         if (chunk.error) {
-            throw new QodeAssistError({
-                category: 'Provider',
-                message: `The provider reported an error mid-stream: ${chunk.error.message ?? 'no message'}. Try again.`,
-                providerDetail: JSON.stringify(chunk.error)
-            });
+            throw streamedProviderError(chunk.error.message, chunk.error);
         }
         const events: ResponseEvent[] = [];
         for (const choice of chunk.choices ?? []) {
             const delta = choice.delta ?? {};
             const thinking = delta.reasoning_content ?? delta.reasoning;
             if (thinking) {
-                events.push({ type: 'ThinkingDelta', requestId: this.requestId, text: thinking });
+                events.push(this.thinkingDelta(thinking));
             }
-            if (delta.content) {
-                events.push({ type: 'TextDelta', requestId: this.requestId, text: delta.content });
+            if (typeof delta.content === 'string' && delta.content) {
+                events.push(this.textDelta(delta.content));
+            } else if (Array.isArray(delta.content)) {
+                events.push(...this.contentChunks(delta.content));
             }
             for (const fragment of delta.tool_calls ?? []) {
                 events.push(...this.addToolCallFragment(fragment));
@@ -94,54 +113,76 @@ export class OpenAIChatDecoder implements StreamDecoder {
             throw truncatedStream();
         }
         const events: ResponseEvent[] = [];
-        for (const [, call] of [...this.toolCalls].sort(([a], [b]) => a - b)) {
-            events.push({
-                type: 'ToolCallEnd', requestId: this.requestId, callId: call.callId, name: call.name,
-                arguments: parseToolArguments(call)
-            });
+        for (const [, call] of this.orderedToolCalls()) {
+            const args = parseToolArguments(call.name, call.argumentText);
+            this.blocks.toolCall({ callId: call.callId, name: call.name, arguments: args });
+            events.push({ type: 'ToolCallEnd', requestId: this.requestId, callId: call.callId, name: call.name, arguments: args });
         }
         const providerReason = this.finishReason ?? 'stop';
-        const stopReason = STOP_REASONS[providerReason] ?? 'other';
+        this.stopReason = STOP_REASONS[providerReason] ?? 'other';
         events.push({
-            type: 'MessageStop', requestId: this.requestId, stopReason,
-            ...(stopReason === 'other' ? { providerReason } : {})
+            type: 'MessageStop', requestId: this.requestId, stopReason: this.stopReason,
+            ...(this.stopReason === 'other' ? { providerReason } : {})
         });
+        return events;
+    }
+
+    turn(): AssistantTurn {
+        const calls = this.orderedToolCalls();
+        const native: OpenAIChatAssistantMessage = { role: 'assistant', content: this.text || null };
+        if (calls.length > 0) {
+            native.tool_calls = calls.map(([, call]) => ({
+                id: call.callId, type: 'function', function: { name: call.name, arguments: call.argumentText.trim() || '{}' }
+            }));
+        }
+        return { blocks: this.blocks.blocks, stopReason: this.stopReason ?? 'other', native };
+    }
+
+    private orderedToolCalls(): Array<[number, PendingToolCall]> {
+        return [...this.toolCalls].sort(([a], [b]) => a - b);
+    }
+
+    private textDelta(text: string): ResponseEvent {
+        this.text += text;
+        this.blocks.text(text);
+        return { type: 'TextDelta', requestId: this.requestId, text };
+    }
+
+    private thinkingDelta(text: string): ResponseEvent {
+        this.blocks.thinking(text);
+        return { type: 'ThinkingDelta', requestId: this.requestId, text };
+    }
+
+    private contentChunks(chunks: ContentChunk[]): ResponseEvent[] {
+        const events: ResponseEvent[] = [];
+        for (const chunk of chunks) {
+            if (chunk.type === 'text' && chunk.text) {
+                events.push(this.textDelta(chunk.text));
+            } else if (chunk.type === 'thinking') {
+                const text = (chunk.thinking ?? []).map(part => part.text ?? '').join('');
+                if (text) {
+                    events.push(this.thinkingDelta(text));
+                }
+            }
+        }
         return events;
     }
 
     private addToolCallFragment(fragment: ToolCallFragment): ResponseEvent[] {
         const index = fragment.index ?? this.toolCalls.size;
+        const argumentsText = typeof fragment.function?.arguments === 'object'
+            ? JSON.stringify(fragment.function.arguments) : fragment.function?.arguments ?? '';
         const existing = this.toolCalls.get(index);
         if (existing) {
-            existing.argumentText += fragment.function?.arguments ?? '';
+            existing.argumentText += argumentsText;
             return [];
         }
         const call: PendingToolCall = {
             callId: fragment.id ?? `call_${index}`,
             name: fragment.function?.name ?? '',
-            argumentText: fragment.function?.arguments ?? ''
+            argumentText: argumentsText
         };
         this.toolCalls.set(index, call);
         return [{ type: 'ToolCallStart', requestId: this.requestId, callId: call.callId, name: call.name }];
     }
-}
-
-function parseToolArguments(call: PendingToolCall): Record<string, unknown> {
-    const text = call.argumentText.trim();
-    if (!text) {
-        return {};
-    }
-    try {
-        const value: unknown = JSON.parse(text);
-        if (value && typeof value === 'object' && !Array.isArray(value)) {
-            return value as Record<string, unknown>;
-        }
-    } catch {
-        // Reported below.
-    }
-    throw new QodeAssistError({
-        category: 'Provider',
-        message: `The model produced arguments for tool "${call.name}" that are not a JSON object. Try again, or use a model with better tool support.`,
-        providerDetail: text.slice(0, 200)
-    });
 }

@@ -1,4 +1,4 @@
-import { EnvironmentSecretsStore, openAIChatBody, SecretsStore, Session, streamOpenAIChat } from '@qodeassist/core';
+import { EnvironmentSecretsStore, openAIChatBody, SecretsStore, Session, streamWire, WIRE_PROTOCOLS } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { randomUUID } from 'node:crypto';
 import {
@@ -21,7 +21,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
 
     async openSession(): Promise<string> {
         const sessionId = randomUUID();
-        const session = new Session(sessionId, streamOpenAIChat, openAIChatBody,
+        const session = new Session(sessionId, request => streamWire(WIRE_PROTOCOLS['openai-chat'], request), openAIChatBody,
             event => this.client?.onSessionEvent(sessionId, event));
         this.sessions.set(sessionId, session);
         return sessionId;

@@ -42,7 +42,7 @@ export class FakeProviderServer {
     private readonly protocols: readonly FakeProtocol[];
     private readonly rules: ScenarioRule[] = [];
     private readonly queue: Scenario[] = [];
-    private defaultScenario: Scenario = { kind: 'replay', fixture: 'openai-chat/text.sse' };
+    private defaultScenario: Scenario | undefined;
     private server: Server | undefined;
     private lifetimeTimer: NodeJS.Timeout | undefined;
     private readonly openResponses = new Set<ServerResponse>();
@@ -110,13 +110,14 @@ export class FakeProviderServer {
         this.rules.length = 0;
         this.queue.length = 0;
         this.requests.length = 0;
-        this.defaultScenario = { kind: 'replay', fixture: 'openai-chat/text.sse' };
+        this.defaultScenario = undefined;
     }
 
     private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
         const body = await readRequestBody(req);
         const path = (req.url ?? '/').split('?')[0];
-        const protocol = this.protocols.find(p => p.method === req.method && p.path.test(path));
+        const protocol = this.protocols.find(p => p.method === req.method && p.path.test(path)
+            && (!p.requiresHeader || req.headers[p.requiresHeader] !== undefined));
         let settle!: (outcome: RequestOutcome) => void;
         const record: RecordedRequest = {
             protocol: protocol?.name, method: req.method ?? 'GET', path, headers: req.headers, body, recordsSent: 0,
@@ -166,14 +167,14 @@ export class FakeProviderServer {
             (!r.protocol || r.protocol === protocol.name)
             && (!r.bodyIncludes || body.includes(r.bodyIncludes))
             && (!r.promptIncludes || prompt.includes(r.promptIncludes)));
-        return rule?.scenario ?? this.defaultScenario;
+        return rule?.scenario ?? this.defaultScenario ?? { kind: 'replay', fixture: protocol.defaultFixture };
     }
 
     private async replay(
         protocol: FakeProtocol, scenario: ReplayScenario, res: ServerResponse, record: RecordedRequest,
         finish: (outcome: RequestOutcome) => void
     ): Promise<void> {
-        const recording = scenario.recording ?? readFileSync(join(FIXTURES_DIR, scenario.fixture ?? ''), 'utf8');
+        const recording = scenario.recording ?? readFileSync(join(FIXTURES_DIR, scenario.fixture ?? protocol.defaultFixture), 'utf8');
         const records = protocol.splitRecords(recording).slice(0, this.maxRecords);
         if (scenario.corruptRecord) {
             records[scenario.corruptRecord.index] = scenario.corruptRecord.text;

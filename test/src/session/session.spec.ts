@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { openAIChatBody, Session, SessionEvent, streamOpenAIChat } from '@qodeassist/core';
+import { openAIChatBody, Session, SessionEvent, streamWire, WIRE_PROTOCOLS } from '@qodeassist/core';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 
 describe('Session over the OpenAI Chat client', () => {
@@ -15,7 +15,7 @@ describe('Session over the OpenAI Chat client', () => {
     beforeEach(() => {
         server.reset();
         events = [];
-        session = new Session('s1', streamOpenAIChat, openAIChatBody, event => events.push(event));
+        session = new Session('s1', request => streamWire(WIRE_PROTOCOLS['openai-chat'], request), openAIChatBody, event => events.push(event));
         target = { url: `${server.url}/v1/chat/completions`, model: 'fake-model', apiKey: 'sk-session-secret' };
     });
 

@@ -1,0 +1,107 @@
+import { AssistantTurn, ToolCall, ToolResultInput, toolCallsOf } from './assistant-turn';
+import { CancelledError, ErrorInfo } from './error-info';
+import { RequestId, ResponseEvent } from './events';
+import { streamWire, WireRequest } from './wire-client';
+import { RequestBody, WireProtocol } from './wire-protocols';
+
+/** Runs one tool call for the loop. The IDE side (permissions, confinement) lives behind this port. */
+export interface ToolExecutor {
+    execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<{ content: string; isError?: boolean }>;
+}
+
+export interface ToolLoopOptions {
+    /** Tool rounds allowed per request before it is stopped with an error; default 30. */
+    maxRounds?: number;
+}
+
+export const DEFAULT_MAX_TOOL_ROUNDS = 30;
+
+interface LoopState {
+    rounds: number;
+}
+
+/**
+ * The tool loop, on one screen: stream a round; when the model asked for tools, run
+ * them, replay the original payload plus the assistant message plus the results in
+ * the protocol's own shape, and stream again — until the model stops asking, the
+ * round limit is hit, or the continuation cannot be built. State is keyed by request
+ * id, so interleaved requests never collide, and it is dropped however the request ends.
+ */
+export class ToolLoopRunner {
+    private readonly loops = new Map<RequestId, LoopState>();
+    readonly maxRounds: number;
+
+    constructor(private readonly executor: ToolExecutor, options: ToolLoopOptions = {}) {
+        this.maxRounds = options.maxRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+    }
+
+    /** Requests whose loop is running now. */
+    get activeRequests(): RequestId[] {
+        return [...this.loops.keys()];
+    }
+
+    async *run(protocol: WireProtocol, request: WireRequest): AsyncGenerator<ResponseEvent, AssistantTurn | undefined> {
+        const { requestId } = request;
+        if (this.loops.has(requestId)) {
+            throw new Error(`A tool loop for request ${requestId} is already running.`);
+        }
+        const state: LoopState = { rounds: 0 };
+        this.loops.set(requestId, state);
+        try {
+            let payload = request.body as RequestBody;
+            for (;;) {
+                const turn = yield* streamWire(protocol, { ...request, body: payload });
+                const calls = turn ? toolCallsOf(turn) : [];
+                if (!turn || turn.stopReason !== 'tool_use' || calls.length === 0) {
+                    return turn;
+                }
+                if (++state.rounds > this.maxRounds) {
+                    yield this.error(requestId, {
+                        category: 'Tool',
+                        message: `The model kept calling tools for ${this.maxRounds} rounds, so the request was stopped. Ask for a smaller step, or raise the tool round limit.`
+                    });
+                    return undefined;
+                }
+                const results: ToolResultInput[] = [];
+                for (const call of calls) {
+                    const result = yield* this.execute(call, request);
+                    results.push(result);
+                }
+                const next = protocol.buildContinuation?.(payload, turn, results);
+                if (!next) {
+                    yield this.error(requestId, {
+                        category: 'Provider',
+                        message: `Could not build the tool continuation for ${protocol.name}: the request has no message list or the protocol has no tools. Check the agent's request template.`
+                    });
+                    return undefined;
+                }
+                payload = next;
+            }
+        } finally {
+            this.loops.delete(requestId);
+        }
+    }
+
+    private async *execute(call: ToolCall, request: WireRequest): AsyncGenerator<ResponseEvent, ToolResultInput> {
+        let result: { content: string; isError?: boolean };
+        try {
+            result = await this.executor.execute(call, { requestId: request.requestId, signal: request.signal });
+        } catch (error) {
+            if (error instanceof CancelledError || request.signal?.aborted) {
+                throw new CancelledError();
+            }
+            // The model reads the failure and can try again; the loop goes on.
+            result = { content: `Tool "${call.name}" failed: ${error instanceof Error ? error.message : String(error)}`, isError: true };
+        }
+        if (request.signal?.aborted) {
+            throw new CancelledError();
+        }
+        const input: ToolResultInput = { callId: call.callId, name: call.name, content: result.content, isError: result.isError ?? false };
+        yield { type: 'ToolResult', requestId: request.requestId, ...input };
+        return input;
+    }
+
+    private error(requestId: RequestId, error: ErrorInfo): ResponseEvent {
+        return { type: 'Error', requestId, error };
+    }
+}

@@ -1,0 +1,52 @@
+import { ResponseEvent } from '@qodeassist/core';
+
+/** The facts a recorded stream must yield, in a form a test table can state exactly. */
+export interface StreamSummary {
+    text: string;
+    thinking?: string;
+    signatures?: string[];
+    toolCalls?: Array<{ callId: string; name: string; arguments: Record<string, unknown> }>;
+    usage?: { inputTokens: number; outputTokens: number; cachedTokens?: number; reasoningTokens?: number };
+    stop?: string;
+    error?: string;
+}
+
+export function summarize(events: ResponseEvent[]): StreamSummary {
+    const summary: StreamSummary = { text: '' };
+    for (const event of events) {
+        switch (event.type) {
+            case 'TextDelta':
+                summary.text += event.text;
+                break;
+            case 'ThinkingDelta':
+                if (event.text) {
+                    summary.thinking = (summary.thinking ?? '') + event.text;
+                }
+                if (event.signature !== undefined) {
+                    (summary.signatures ??= []).push(event.signature);
+                }
+                break;
+            case 'ToolCallEnd':
+                (summary.toolCalls ??= []).push({ callId: event.callId, name: event.name, arguments: event.arguments });
+                break;
+            case 'Usage': {
+                const usage: NonNullable<StreamSummary['usage']> = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+                if (event.cachedTokens !== undefined) {
+                    usage.cachedTokens = event.cachedTokens;
+                }
+                if (event.reasoningTokens !== undefined) {
+                    usage.reasoningTokens = event.reasoningTokens;
+                }
+                summary.usage = usage;
+                break;
+            }
+            case 'MessageStop':
+                summary.stop = event.providerReason ? `${event.stopReason} (${event.providerReason})` : event.stopReason;
+                break;
+            case 'Error':
+                summary.error = event.error.category;
+                break;
+        }
+    }
+    return summary;
+}

@@ -15,6 +15,8 @@ export * from './wire/llamacpp-infill-decoder';
 export * from './wire/wire-protocols';
 export * from './wire/wire-client';
 export * from './wire/tool-loop-runner';
+export * from './wire/client-apis';
+export * from './wire/model-listing';
 export * from './config/secrets-store';
 export * from './session/session-events';
 export * from './session/session';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CancelledError, toErrorInfo } from '../wire/error-info';
 import { AssistantTurn } from '../wire/assistant-turn';
-import { RequestId, ResponseEvent } from '../wire/events';
-import { WireRequest } from '../wire/wire-client';
+import { RequestId } from '../wire/events';
+import { EventBatch, WireRequest } from '../wire/wire-client';
 import { SessionEvent } from './session-events';
 
 export interface ChatTurn {
@@ -22,7 +22,7 @@ export interface ChatTarget {
  * protocol is chosen by whoever builds the session. The stream returns the final
  * assistant turn, or nothing after an Error event.
  */
-export type WireStreamer = (request: WireRequest) => AsyncGenerator<ResponseEvent, AssistantTurn | undefined>;
+export type WireStreamer = (request: WireRequest) => AsyncGenerator<EventBatch, AssistantTurn | undefined>;
 
 /** Renders the request body from the history; the agent's [body] template takes this job with the configuration layer. */
 export type RequestBodyBuilder = (history: readonly ChatTurn[], target: ChatTarget) => unknown;
@@ -31,7 +31,7 @@ export type RequestBodyBuilder = (history: readonly ChatTurn[], target: ChatTarg
  * One conversation. `send` is the only entry point; at most one request is in flight
  * and a new `send` cancels it first. Every request ends in exactly one of
  * Finished / Failed / Cancelled, and an assistant turn joins the history only when
- * the request finished.
+ * the request finished. Events leave in batches, as they arrived from the network.
  */
 export class Session {
     private readonly turns: ChatTurn[] = [];
@@ -41,7 +41,7 @@ export class Session {
         readonly id: string,
         private readonly streamer: WireStreamer,
         private readonly buildBody: RequestBodyBuilder,
-        private readonly emit: (event: SessionEvent) => void
+        private readonly emit: (events: readonly SessionEvent[]) => void
     ) { }
 
     get history(): readonly ChatTurn[] {
@@ -86,7 +86,7 @@ export class Session {
 
     private async run(request: WireRequest): Promise<void> {
         const { requestId } = request;
-        this.emit({ type: 'RequestStarted', requestId });
+        this.emit([{ type: 'RequestStarted', requestId }]);
         let answer = '';
         try {
             const stream = this.streamer(request);
@@ -97,35 +97,36 @@ export class Session {
                     throw new CancelledError();
                 }
                 if (next.done) {
-                    this.finish(requestId, next.value, answer);
+                    this.emit([this.terminal(requestId, next.value, answer)]);
                     return;
                 }
-                const event = next.value;
-                this.emit(event);
-                if (event.type === 'TextDelta') {
-                    answer += event.text;
-                } else if (event.type === 'Error') {
-                    await stream.return(undefined);
-                    this.emit({ type: 'Failed', requestId, error: event.error });
-                    return;
+                const batch: SessionEvent[] = next.value;
+                for (const event of next.value) {
+                    if (event.type === 'TextDelta') {
+                        answer += event.text;
+                    } else if (event.type === 'Error') {
+                        await stream.return(undefined);
+                        this.emit([...batch, { type: 'Failed', requestId, error: event.error }]);
+                        return;
+                    }
                 }
+                this.emit(batch);
             }
         } catch (error) {
             if (error instanceof CancelledError || request.signal?.aborted) {
-                this.emit({ type: 'Cancelled', requestId });
+                this.emit([{ type: 'Cancelled', requestId }]);
             } else {
-                this.emit({ type: 'Failed', requestId, error: toErrorInfo(error) });
+                this.emit([{ type: 'Failed', requestId, error: toErrorInfo(error) }]);
             }
         }
     }
 
-    private finish(requestId: RequestId, turn: AssistantTurn | undefined, answer: string): void {
+    private terminal(requestId: RequestId, turn: AssistantTurn | undefined, answer: string): SessionEvent {
         if (!turn) {
-            this.emit({ type: 'Failed', requestId, error: { category: 'Provider', message: 'The provider stream ended without a final event. Try again.' } });
-            return;
+            return { type: 'Failed', requestId, error: { category: 'Provider', message: 'The provider stream ended without a final event. Try again.' } };
         }
         this.turns.push({ role: 'assistant', text: answer });
-        this.emit({ type: 'Finished', requestId, stopReason: turn.stopReason });
+        return { type: 'Finished', requestId, stopReason: turn.stopReason };
     }
 }
 

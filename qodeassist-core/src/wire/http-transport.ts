@@ -199,7 +199,7 @@ export function classifyHttpStatus(status: number, bodyText: string, retryAfter:
     };
 }
 
-function classifyNetworkFailure(error: unknown, url: string): ErrorInfo {
+export function classifyNetworkFailure(error: unknown, url: string): ErrorInfo {
     const code = causeCode(error);
     const where = originOf(url);
     const reason = code === 'ECONNREFUSED' ? 'refused the connection'

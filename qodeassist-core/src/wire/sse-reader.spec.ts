@@ -9,8 +9,10 @@ async function collect(chunks: string[] | Uint8Array[]): Promise<Array<{ event?:
         }
     }
     const out: Array<{ event?: string; data: string }> = [];
-    for await (const message of readServerSentEvents(source())) {
-        out.push(message.event ? { event: message.event, data: message.data } : { data: message.data });
+    for await (const batch of readServerSentEvents(source())) {
+        for (const message of batch) {
+            out.push(message.event ? { event: message.event, data: message.data } : { data: message.data });
+        }
     }
     return out;
 }

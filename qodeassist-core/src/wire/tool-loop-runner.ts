@@ -1,7 +1,7 @@
 import { AssistantTurn, ToolCall, ToolResultInput, toolCallsOf } from './assistant-turn';
 import { CancelledError, ErrorInfo } from './error-info';
 import { RequestId, ResponseEvent } from './events';
-import { streamWire, WireRequest } from './wire-client';
+import { EventBatch, streamWire, WireRequest } from './wire-client';
 import { RequestBody, WireProtocol } from './wire-protocols';
 
 /** Runs one tool call for the loop. The IDE side (permissions, confinement) lives behind this port. */
@@ -40,7 +40,7 @@ export class ToolLoopRunner {
         return [...this.loops.keys()];
     }
 
-    async *run(protocol: WireProtocol, request: WireRequest): AsyncGenerator<ResponseEvent, AssistantTurn | undefined> {
+    async *run(protocol: WireProtocol, request: WireRequest): AsyncGenerator<EventBatch, AssistantTurn | undefined> {
         const { requestId } = request;
         if (this.loops.has(requestId)) {
             throw new Error(`A tool loop for request ${requestId} is already running.`);
@@ -56,10 +56,10 @@ export class ToolLoopRunner {
                     return turn;
                 }
                 if (++state.rounds > this.maxRounds) {
-                    yield this.error(requestId, {
+                    yield [this.error(requestId, {
                         category: 'Tool',
                         message: `The model kept calling tools for ${this.maxRounds} rounds, so the request was stopped. Ask for a smaller step, or raise the tool round limit.`
-                    });
+                    })];
                     return undefined;
                 }
                 const results: ToolResultInput[] = [];
@@ -69,10 +69,10 @@ export class ToolLoopRunner {
                 }
                 const next = protocol.buildContinuation?.(payload, turn, results);
                 if (!next) {
-                    yield this.error(requestId, {
+                    yield [this.error(requestId, {
                         category: 'Provider',
                         message: `Could not build the tool continuation for ${protocol.name}: the request has no message list or the protocol has no tools. Check the agent's request template.`
-                    });
+                    })];
                     return undefined;
                 }
                 payload = next;
@@ -82,7 +82,7 @@ export class ToolLoopRunner {
         }
     }
 
-    private async *execute(call: ToolCall, request: WireRequest): AsyncGenerator<ResponseEvent, ToolResultInput> {
+    private async *execute(call: ToolCall, request: WireRequest): AsyncGenerator<EventBatch, ToolResultInput> {
         let result: { content: string; isError?: boolean };
         try {
             result = await this.executor.execute(call, { requestId: request.requestId, signal: request.signal });
@@ -97,7 +97,7 @@ export class ToolLoopRunner {
             throw new CancelledError();
         }
         const input: ToolResultInput = { callId: call.callId, name: call.name, content: result.content, isError: result.isError ?? false };
-        yield { type: 'ToolResult', requestId: request.requestId, ...input };
+        yield [{ type: 'ToolResult', requestId: request.requestId, ...input }];
         return input;
     }
 

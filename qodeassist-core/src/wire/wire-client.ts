@@ -10,38 +10,50 @@ export interface WireRequest extends HttpStreamRequest {
     requestId: RequestId;
 }
 
-/** Yields the stream's records as (data, event name) pairs, whatever the framing. */
-async function* readRecords(protocol: WireProtocol, chunks: AsyncIterable<Uint8Array>): AsyncGenerator<{ data: string; event?: string }> {
+/** The events of one network chunk (never empty when yielded), in order. */
+export type EventBatch = ResponseEvent[];
+
+/** Yields each network chunk's records as (data, event name) pairs, whatever the framing. */
+async function* readRecords(protocol: WireProtocol, chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Array<{ data: string; event?: string }>> {
     if (protocol.framing === 'ndjson') {
-        for await (const line of readNdjsonLines(chunks)) {
-            yield { data: line };
+        for await (const lines of readNdjsonLines(chunks)) {
+            yield lines.map(data => ({ data }));
         }
     } else {
-        for await (const message of readServerSentEvents(chunks)) {
-            yield { data: message.data, event: message.event };
-        }
+        yield* readServerSentEvents(chunks);
     }
 }
 
 /**
- * One streaming request over one wire protocol. Yields normalized events and always
- * ends with exactly one `MessageStop` or `Error` event; returns the assistant turn
- * after a `MessageStop`. When the caller's signal fires it throws CancelledError and
- * emits nothing more.
+ * One streaming request over one wire protocol. Yields normalized events in batches
+ * (one per network chunk, so a fast stream costs one await per chunk, not per token)
+ * and always ends with exactly one `MessageStop` or `Error` event; returns the
+ * assistant turn after a `MessageStop`. When the caller's signal fires it throws
+ * CancelledError and emits nothing more.
  */
-export async function* streamWire(protocol: WireProtocol, request: WireRequest): AsyncGenerator<ResponseEvent, AssistantTurn | undefined> {
+export async function* streamWire(protocol: WireProtocol, request: WireRequest): AsyncGenerator<EventBatch, AssistantTurn | undefined> {
     const decoder = protocol.createDecoder(request.requestId);
+    let batch: ResponseEvent[] = [];
     try {
-        for await (const record of readRecords(protocol, streamHttpBody(request))) {
-            yield* decoder.decode(record.data, record.event);
+        for await (const records of readRecords(protocol, streamHttpBody(request))) {
+            for (const record of records) {
+                batch.push(...decoder.decode(record.data, record.event));
+            }
+            if (batch.length > 0) {
+                yield batch;
+                batch = [];
+            }
         }
-        yield* decoder.finish();
+        batch.push(...decoder.finish());
+        yield batch;
         return decoder.turn();
     } catch (error) {
         if (error instanceof CancelledError || request.signal?.aborted) {
             throw new CancelledError();
         }
-        yield { type: 'Error', requestId: request.requestId, error: toErrorInfo(error) };
+        // Events decoded before the failure in the same chunk still reach the caller, then the error.
+        batch.push({ type: 'Error', requestId: request.requestId, error: toErrorInfo(error) });
+        yield batch;
         return undefined;
     }
 }

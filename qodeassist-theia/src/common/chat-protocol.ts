@@ -23,7 +23,7 @@ export const QodeAssistChatService = Symbol('QodeAssistChatService');
 export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
     /** Opens an empty session and returns its id. */
     openSession(): Promise<string>;
-    /** Sends a user message; events follow on the client as `onSessionEvent(sessionId, …)`. Returns the request id. */
+    /** Sends a user message; events follow on the client as `onSessionEvents(sessionId, …)`. Returns the request id. */
     send(sessionId: string, text: string, provider: ChatProviderSettings): Promise<string>;
     /** Cancels the request in flight; resolves after its `Cancelled` event was sent. */
     cancel(sessionId: string): Promise<void>;
@@ -32,9 +32,13 @@ export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
 
 export const QodeAssistChatClient = Symbol('QodeAssistChatClient');
 
-/** The frontend side: the backend pushes every session event here; the frontend never polls. */
+/**
+ * The frontend side: the backend pushes every session event here, batched as the
+ * events arrived from the provider (one RPC message per network chunk, not per token);
+ * the frontend never polls.
+ */
 export interface QodeAssistChatClient {
-    onSessionEvent(sessionId: string, event: SessionEvent): void;
+    onSessionEvents(sessionId: string, events: SessionEvent[]): void;
 }
 
 /** The chat endpoint below an OpenAI-compatible base URL. */

@@ -8,7 +8,7 @@ import { QodeAssistChatServiceImpl } from './chat-service-impl';
 describe('QodeAssistChatServiceImpl', () => {
     const server = new FakeProviderServer();
     const received: Array<{ sessionId: string; event: SessionEvent }> = [];
-    const client: QodeAssistChatClient = { onSessionEvent: (sessionId, event) => received.push({ sessionId, event }) };
+    const client: QodeAssistChatClient = { onSessionEvents: (sessionId, events) => received.push(...events.map(event => ({ sessionId, event }))) };
     let service: QodeAssistChatServiceImpl;
 
     before(() => server.start());

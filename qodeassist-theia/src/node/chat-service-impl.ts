@@ -22,7 +22,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     async openSession(): Promise<string> {
         const sessionId = randomUUID();
         const session = new Session(sessionId, request => streamWire(WIRE_PROTOCOLS['openai-chat'], request), openAIChatBody,
-            event => this.client?.onSessionEvent(sessionId, event));
+            events => this.client?.onSessionEvents(sessionId, [...events]));
         this.sessions.set(sessionId, session);
         return sessionId;
     }

@@ -175,7 +175,9 @@ export class FakeProviderServer {
         finish: (outcome: RequestOutcome) => void
     ): Promise<void> {
         const recording = scenario.recording ?? readFileSync(join(FIXTURES_DIR, scenario.fixture ?? protocol.defaultFixture), 'utf8');
-        const records = protocol.splitRecords(recording).slice(0, this.maxRecords);
+        const records: Array<string | Buffer> = scenario.chunkBytes
+            ? splitBytes(recording, scenario.chunkBytes)
+            : protocol.splitRecords(recording).slice(0, this.maxRecords);
         if (scenario.corruptRecord) {
             records[scenario.corruptRecord.index] = scenario.corruptRecord.text;
         }
@@ -203,7 +205,12 @@ export class FakeProviderServer {
             if (res.destroyed) {
                 return;
             }
-            res.write(records[index]);
+            if (!res.write(records[index])) {
+                await new Promise(resolve => {
+                    res.once('drain', resolve);
+                    res.once('close', resolve);
+                });
+            }
             record.recordsSent = index + 1;
         }
         res.end();
@@ -217,6 +224,15 @@ function readRequestBody(req: IncomingMessage): Promise<string> {
         req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
         req.on('error', reject);
     });
+}
+
+function splitBytes(text: string, size: number): Buffer[] {
+    const bytes = Buffer.from(text, 'utf8');
+    const pieces: Buffer[] = [];
+    for (let start = 0; start < bytes.length; start += size) {
+        pieces.push(bytes.subarray(start, start + size));
+    }
+    return pieces;
 }
 
 function parseJson(text: string): unknown {

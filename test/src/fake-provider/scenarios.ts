@@ -11,6 +11,8 @@ export interface ReplayScenario {
     recording?: string;
     /** Pause before each record after the first. */
     chunkDelayMs?: number;
+    /** Send the recording in pieces of this many bytes instead of one record at a time (for throughput runs). */
+    chunkBytes?: number;
     /** Destroy the socket after this many records: a reset mid-stream. */
     resetAfterRecords?: number;
     /** Stop sending after this many records and keep the connection open (bounded by `hangMs`). */

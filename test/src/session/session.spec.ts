@@ -15,7 +15,7 @@ describe('Session over the OpenAI Chat client', () => {
     beforeEach(() => {
         server.reset();
         events = [];
-        session = new Session('s1', request => streamWire(WIRE_PROTOCOLS['openai-chat'], request), openAIChatBody, event => events.push(event));
+        session = new Session('s1', request => streamWire(WIRE_PROTOCOLS['openai-chat'], request), openAIChatBody, batch => events.push(...batch));
         target = { url: `${server.url}/v1/chat/completions`, model: 'fake-model', apiKey: 'sk-session-secret' };
     });
 

@@ -37,8 +37,8 @@ describe('wire clients against the fake provider: fault matrix', () => {
             });
             const collect = async (overrides: Partial<WireRequest> = {}) => {
                 const events: ResponseEvent[] = [];
-                for await (const event of streamWire(protocol, request(overrides))) {
-                    events.push(event);
+                for await (const batch of streamWire(protocol, request(overrides))) {
+                    events.push(...batch);
                 }
                 return events;
             };
@@ -130,8 +130,8 @@ describe('wire clients against the fake provider: fault matrix', () => {
                 server.enqueue({ kind: 'replay', fixture: testCase.textFixture, chunkDelayMs: 100 });
                 const controller = new AbortController();
                 await assert.rejects((async () => {
-                    for await (const event of streamWire(protocol, request({ signal: controller.signal }))) {
-                        if (event.type === 'TextDelta') {
+                    for await (const batch of streamWire(protocol, request({ signal: controller.signal }))) {
+                        if (batch.some(event => event.type === 'TextDelta')) {
                             controller.abort();
                         }
                     }

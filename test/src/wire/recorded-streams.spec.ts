@@ -16,12 +16,16 @@ async function decode(protocol: WireProtocol, pieces: Uint8Array[]): Promise<Res
     const events: ResponseEvent[] = [];
     try {
         if (protocol.framing === 'ndjson') {
-            for await (const line of readNdjsonLines(source())) {
-                events.push(...decoder.decode(line));
+            for await (const lines of readNdjsonLines(source())) {
+                for (const line of lines) {
+                    events.push(...decoder.decode(line));
+                }
             }
         } else {
-            for await (const message of readServerSentEvents(source())) {
-                events.push(...decoder.decode(message.data, message.event));
+            for await (const messages of readServerSentEvents(source())) {
+                for (const message of messages) {
+                    events.push(...decoder.decode(message.data, message.event));
+                }
             }
         }
         events.push(...decoder.finish());

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-    AssistantTurn, CancelledError, ResponseEvent, ToolCall, ToolExecutor, ToolLoopRunner, WIRE_PROTOCOLS, WireRequest
+    AssistantTurn, CancelledError, EventBatch, ResponseEvent, ToolCall, ToolExecutor, ToolLoopRunner, WIRE_PROTOCOLS, WireRequest
 } from '@qodeassist/core';
 import { FakeProviderServer, FIXTURES_DIR } from '../fake-provider/fake-provider-server';
 import { PROTOCOL_CASES } from './protocol-cases';
@@ -19,14 +19,15 @@ class ScriptedTools implements ToolExecutor {
     }
 }
 
-async function drain(generator: AsyncGenerator<ResponseEvent, AssistantTurn | undefined>): Promise<{ events: ResponseEvent[]; turn: AssistantTurn | undefined }> {
+async function drain(generator: AsyncGenerator<EventBatch, AssistantTurn | undefined>): Promise<{ events: ResponseEvent[]; turn: AssistantTurn | undefined }> {
     const events: ResponseEvent[] = [];
     for (;;) {
         const next = await generator.next();
         if (next.done) {
             return { events, turn: next.value };
         }
-        events.push(next.value);
+        assert.ok(next.value.length > 0, 'batches are never empty');
+        events.push(...next.value);
     }
 }
 

@@ -40,8 +40,15 @@ export class ChatWidget extends ReactWidget {
         this.title.iconClass = codicon('comment-discussion');
         this.title.closable = true;
         this.addClass('qa-chat');
-        this.toDispose.push(this.chatClient.onDidReceiveSessionEvent(async ({ sessionId, event }) => {
-            if (this.sessionId && sessionId === await this.sessionId && this.transcript.apply(event)) {
+        this.toDispose.push(this.chatClient.onDidReceiveSessionEvents(async ({ sessionId, events }) => {
+            if (!this.sessionId || sessionId !== await this.sessionId) {
+                return;
+            }
+            let changed = false;
+            for (const event of events) {
+                changed = this.transcript.apply(event) || changed;
+            }
+            if (changed) {
                 this.update();
             }
         }));

@@ -1,0 +1,85 @@
+import * as assert from 'node:assert/strict';
+import { authHeaders, ClientApi, CLIENT_API_INFO, CLIENT_APIS, endpointUrl, listModels, QodeAssistError } from '@qodeassist/core';
+import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+
+describe('model listing per client_api', () => {
+    const server = new FakeProviderServer();
+    before(() => server.start());
+    after(() => server.stop());
+    beforeEach(() => server.reset());
+
+    const cases: Array<[ClientApi, string, string[]]> = [
+        ['ollama', '', ['qwen2.5-coder:7b', 'llama3.1:8b']],
+        ['openai', '/v1', ['gpt-4o-mini', 'gpt-5', 'o4-mini']],
+        ['openrouter', '/api/v1', ['gpt-4o-mini', 'text-embedding-3-small', 'gpt-5', 'whisper-1', 'tts-1-hd', 'dall-e-3',
+            'omni-moderation-latest', 'o4-mini', 'gpt-4o-realtime-preview', 'gpt-4o-mini-transcribe', 'babbage-002']],
+        ['claude', '', ['claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001']],
+        ['google', '/v1beta', ['gemini-2.5-flash', 'gemini-2.5-pro']]
+    ];
+    for (const [api, prefix, expected] of cases) {
+        it(`${api} lists ${expected.length} models`, async () => {
+            const models = await listModels(api, { baseUrl: `${server.url}${prefix}`, apiKey: 'k-123456' });
+            assert.deepEqual(models.map(model => model.id), expected);
+        });
+    }
+
+    it('sends each API its own auth header', async () => {
+        await listModels('claude', { baseUrl: server.url, apiKey: 'k-claude' });
+        await listModels('google', { baseUrl: `${server.url}/v1beta`, apiKey: 'k-google' });
+        await listModels('openai', { baseUrl: `${server.url}/v1`, apiKey: 'k-openai' });
+        assert.equal(server.requests[0].headers['x-api-key'], 'k-claude');
+        assert.equal(server.requests[0].headers['anthropic-version'], '2023-06-01');
+        assert.equal(server.requests[1].headers['x-goog-api-key'], 'k-google');
+        assert.equal(server.requests[2].headers.authorization, 'Bearer k-openai');
+    });
+
+    it('follows Claude\'s pagination', async () => {
+        server.enqueue({ kind: 'replay', recording: JSON.stringify({ data: [{ id: 'a' }], has_more: true, last_id: 'a' }) });
+        const models = await listModels('claude', { baseUrl: server.url });
+        assert.deepEqual(models.map(model => model.id), ['a', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001']);
+        assert.equal(server.requests[1].path, '/v1/models');
+    });
+
+    it('turns 401 into an Auth error without the key', async () => {
+        server.enqueue({ kind: 'status', status: 401, body: '{"error":{"message":"bad key k-secret-999"}}' });
+        await assert.rejects(listModels('openai', { baseUrl: `${server.url}/v1`, apiKey: 'k-secret-999' }), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Auth' && !JSON.stringify(error.info).includes('k-secret-999'));
+    });
+
+    it('treats a missing endpoint on an OpenAI-compatible server as no models', async () => {
+        server.enqueue({ kind: 'status', status: 404 });
+        assert.deepEqual(await listModels('openai_compatible', { baseUrl: `${server.url}/proxy` }), []);
+        server.enqueue({ kind: 'status', status: 404 });
+        await assert.rejects(listModels('openai', { baseUrl: `${server.url}/v1` }), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Config');
+    });
+
+    it('says codestral cannot list models (Config)', async () => {
+        await assert.rejects(listModels('codestral'), (error: unknown) => error instanceof QodeAssistError && error.info.category === 'Config');
+    });
+
+    it('reports a non-JSON answer as a Provider error', async () => {
+        server.enqueue({ kind: 'replay', recording: '<html>login</html>' });
+        await assert.rejects(listModels('ollama', { baseUrl: server.url }), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Provider' && error.info.providerDetail === '<html>login</html>');
+    });
+
+    it('has a chat endpoint and protocol for every client_api, and a default URL for all but openai_compatible', () => {
+        assert.equal(CLIENT_APIS.length, 16);
+        for (const api of CLIENT_APIS) {
+            assert.ok(CLIENT_API_INFO[api].chatEndpoint.startsWith('/'), api);
+            assert.equal(CLIENT_API_INFO[api].defaultUrl === undefined, api === 'openai_compatible', api);
+        }
+    });
+
+    it('builds endpoint URLs with ${MODEL} encoded', () => {
+        assert.equal(endpointUrl('https://g.example/v1beta/', CLIENT_API_INFO.google.chatEndpoint, 'gemini-2.5-flash'),
+            'https://g.example/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+        assert.equal(endpointUrl('http://h', '/x/${MODEL}', 'a/b c'), 'http://h/x/a%2Fb%20c');
+    });
+
+    it('omits the Bearer header when there is no key', () => {
+        assert.deepEqual(authHeaders('ollama', undefined), {});
+        assert.deepEqual(authHeaders('claude', undefined), { 'anthropic-version': '2023-06-01' });
+    });
+});

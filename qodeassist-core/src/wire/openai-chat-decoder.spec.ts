@@ -46,6 +46,24 @@ describe('OpenAIChatDecoder', () => {
         ]);
     });
 
+    it('treats a new id at a reused index as a new call', () => {
+        const events = decodeAll([
+            delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'x', arguments: '{"n":1}' } }] }),
+            delta({ tool_calls: [{ index: 0, id: 'b', function: { name: 'y', arguments: '{"n":2}' } }] }),
+            delta({}, 'tool_calls')
+        ]);
+        assert.deepEqual(events.filter(e => e.type === 'ToolCallEnd').map(e => e.type === 'ToolCallEnd' && [e.callId, e.arguments]),
+            [['a', { n: 1 }], ['b', { n: 2 }]]);
+    });
+
+    it('reads Mistral content chunks with thinking', () => {
+        const events = decodeAll([delta({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'plan' }] }, { type: 'text', text: 'done' }] }, 'stop')]);
+        assert.deepEqual(events.slice(0, 2), [
+            { type: 'ThinkingDelta', requestId: 'r1', text: 'plan' },
+            { type: 'TextDelta', requestId: 'r1', text: 'done' }
+        ]);
+    });
+
     it('reads reasoning_content as thinking', () => {
         const events = decodeAll([delta({ reasoning_content: 'hmm' }), delta({ content: 'ok' }, 'stop')]);
         assert.deepEqual(events.slice(0, 2), [

@@ -169,7 +169,12 @@ export class OpenAIChatDecoder implements StreamDecoder {
     }
 
     private addToolCallFragment(fragment: ToolCallFragment): ResponseEvent[] {
-        const index = fragment.index ?? this.toolCalls.size;
+        let index = fragment.index ?? this.toolCalls.size;
+        // Some servers restart at index 0 for every call; a new id means a new call.
+        const atIndex = this.toolCalls.get(index);
+        if (atIndex && fragment.id && fragment.id !== atIndex.callId) {
+            index = Math.max(...this.toolCalls.keys()) + 1;
+        }
         const argumentsText = typeof fragment.function?.arguments === 'object'
             ? JSON.stringify(fragment.function.arguments) : fragment.function?.arguments ?? '';
         const existing = this.toolCalls.get(index);

@@ -1,0 +1,74 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { ConfigFile } from './config-file';
+
+/** Where configuration comes from; later layers shadow earlier ones by name (project > user > bundled). */
+export interface ConfigRoots {
+    /** The @qodeassist/agents package folder: profiles, rosters.toml, roles/, partials/. */
+    bundledAgents: string;
+    /** The @qodeassist/providers package folder. */
+    bundledProviders: string;
+    /** `~/.qodeassist` */
+    user?: string;
+    /** `<workspace>/.qodeassist` */
+    project?: string;
+}
+
+export type LayerName = 'bundled' | 'user' | 'project';
+
+export interface ConfigLayer {
+    name: LayerName;
+    providersDir: string;
+    agentsDir: string;
+    rolesDir: string;
+    partialsDir: string;
+    /** agent_models.json, for user and project layers. */
+    modelOverridesFile?: string;
+    /** Root for labels of bundled files. */
+    bundledRoot?: string;
+}
+
+/** The default roots: the bundled packages as installed, `~/.qodeassist`, and the workspace's `.qodeassist`. */
+export function defaultConfigRoots(workspace?: string, home = homedir()): ConfigRoots {
+    return {
+        bundledAgents: dirname(require.resolve('@qodeassist/agents/package.json')),
+        bundledProviders: dirname(require.resolve('@qodeassist/providers/package.json')),
+        user: join(home, '.qodeassist'),
+        project: workspace ? join(workspace, '.qodeassist') : undefined
+    };
+}
+
+export function configLayers(roots: ConfigRoots): ConfigLayer[] {
+    const layers: ConfigLayer[] = [{
+        name: 'bundled', providersDir: roots.bundledProviders, agentsDir: roots.bundledAgents,
+        rolesDir: join(roots.bundledAgents, 'roles'), partialsDir: join(roots.bundledAgents, 'partials'),
+        bundledRoot: dirname(roots.bundledAgents)
+    }];
+    for (const [name, root] of [['user', roots.user], ['project', roots.project]] as const) {
+        if (root) {
+            layers.push({
+                name, providersDir: join(root, 'providers'), agentsDir: join(root, 'agents'), rolesDir: join(root, 'roles'),
+                partialsDir: join(root, 'partials'), modelOverridesFile: join(root, 'agent_models.json')
+            });
+        }
+    }
+    return layers;
+}
+
+/** The files of one kind in a folder, sorted by name, read whole. */
+export function readConfigFiles(layer: ConfigLayer, dir: string, extension: string, exclude: readonly string[] = []): ConfigFile[] {
+    if (!existsSync(dir)) {
+        return [];
+    }
+    return readdirSync(dir, { withFileTypes: true })
+        .filter(entry => entry.isFile() && entry.name.endsWith(extension) && !exclude.includes(entry.name))
+        .map(entry => entry.name)
+        .sort()
+        .map(name => readConfigFile(layer, join(dir, name)));
+}
+
+export function readConfigFile(layer: ConfigLayer, path: string): ConfigFile {
+    const label = layer.bundledRoot ? `bundled:${relative(layer.bundledRoot, path).split('\\').join('/')}` : path;
+    return { label, path, text: readFileSync(path, 'utf8') };
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { CLIENT_APIS } from '../wire/client-apis';
+
+export const CURRENT_SCHEMA_VERSION = 1;
+
+const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'use letters, digits, "-", "_" and "."');
+
+export const LaunchSchema = z.strictObject({
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    cwd: z.string().optional(),
+    env: z.record(z.string(), z.string()).optional()
+});
+
+export const ProviderInstanceSchema = z.strictObject({
+    schema_version: z.number().int(),
+    name,
+    client_api: z.enum(CLIENT_APIS),
+    url: z.url().optional(),
+    api_key_ref: z.string().min(1).optional(),
+    enabled: z.boolean().optional(),
+    description: z.string().optional(),
+    launch: LaunchSchema.optional()
+});
+
+export type ProviderInstance = z.infer<typeof ProviderInstanceSchema>;
+
+export const MatchSchema = z.strictObject({
+    file: z.array(z.string()).optional(),
+    path: z.array(z.string()).optional(),
+    project: z.array(z.string()).optional()
+});
+
+/** An agent file as written: everything optional, because `extends` fills the gaps. */
+export const AgentFileSchema = z.strictObject({
+    schema_version: z.number().int(),
+    name,
+    description: z.string().optional(),
+    extends: z.string().optional(),
+    abstract: z.boolean().optional(),
+    provider_instance: z.string().optional(),
+    model: z.string().optional(),
+    endpoint: z.string().optional(),
+    enable_tools: z.boolean().optional(),
+    enable_thinking: z.boolean().optional(),
+    context_window: z.number().int().positive().optional(),
+    system_prompt: z.string().optional(),
+    match: MatchSchema.optional(),
+    body: z.record(z.string(), z.unknown()).optional()
+});
+
+export type AgentFile = z.infer<typeof AgentFileSchema>;
+
+/** What a concrete agent must have once `extends` is resolved. */
+export const ConcreteAgentSchema = AgentFileSchema.extend({
+    provider_instance: z.string(),
+    model: z.string(),
+    endpoint: z.string(),
+    context_window: z.number().int().positive(),
+    body: z.record(z.string(), z.unknown())
+});
+
+export const PIPELINES = ['completion', 'chat', 'compression', 'refactor'] as const;
+export type Pipeline = typeof PIPELINES[number];
+
+const RosterEntrySchema = z.strictObject({ agents: z.array(z.string()) });
+
+export const RostersFileSchema = z.strictObject({
+    schema_version: z.number().int(),
+    completion: RosterEntrySchema.optional(),
+    chat: RosterEntrySchema.optional(),
+    compression: RosterEntrySchema.optional(),
+    refactor: RosterEntrySchema.optional()
+});
+
+export const RoleSchema = z.strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'use lowercase letters, digits, "-" and "_"'),
+    name: z.string().min(1),
+    description: z.string(),
+    systemPrompt: z.string().min(1)
+});
+
+export type Role = z.infer<typeof RoleSchema>;
+
+export const AgentModelsSchema = z.record(z.string(), z.string().min(1));
+
+/** The keys a strict object schema knows, for "did you mean". */
+export function knownKeys(schema: z.ZodObject): string[] {
+    return Object.keys(schema.shape);
+}

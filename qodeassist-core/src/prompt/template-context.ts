@@ -1,0 +1,94 @@
+/**
+ * The `ctx.*` contract between the ContextAssembler and agent templates (ARCHITECTURE §5).
+ * Blocks use the same names as the wire protocols where they exist, so partials read naturally.
+ */
+export type CtxBlock =
+    | { type: 'text'; text: string }
+    | { type: 'thinking'; thinking: string; signature: string }
+    | { type: 'redacted_thinking'; data: string }
+    | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+    | { type: 'tool_result'; tool_use_id: string; name: string; content: string; is_error: boolean }
+    | { type: 'image'; media_type: string; data: string };
+
+export interface CtxMessage {
+    role: 'user' | 'assistant';
+    content: CtxBlock[];
+}
+
+export interface CtxTool {
+    name: string;
+    description: string;
+    /** JSON Schema of the arguments. */
+    parameters: Record<string, unknown>;
+}
+
+export interface TemplateContext {
+    system_prompt: string;
+    history: CtxMessage[];
+    /** Code completion and refactor: text before and after the cursor. */
+    prefix?: string;
+    suffix?: string;
+    files_metadata: Array<{ path: string; content: string }>;
+    tools: CtxTool[];
+    language?: string;
+    file_path?: string;
+}
+
+/** What a template sees: `ctx`, plus the resolved `model`, a few agent facts, and `tools` (= ctx.tools). */
+export interface TemplateVariablesFor {
+    ctx: TemplateContext;
+    model: string;
+    agent: { name: string; enable_tools: boolean; enable_thinking: boolean; context_window: number };
+    tools: CtxTool[];
+}
+
+/**
+ * A context that exercises every branch a partial can take: text, signed thinking,
+ * redacted thinking, parallel tool calls with results (one an error), an image,
+ * prefix/suffix and tools. Every bundled and user profile must render against it.
+ */
+export function syntheticContext(): TemplateContext {
+    return {
+        system_prompt: 'You are QodeAssist, a coding assistant.',
+        history: [
+            { role: 'user', content: [{ type: 'text', text: 'Where is the "main" function defined?' }] },
+            {
+                role: 'assistant', content: [
+                    { type: 'thinking', thinking: 'I should search the project.', signature: 'c2lnbmF0dXJl' },
+                    { type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' },
+                    { type: 'text', text: 'Let me look.' },
+                    { type: 'tool_use', id: 'call_1', name: 'search_project', input: { query: 'main(' } },
+                    { type: 'tool_use', id: 'call_2', name: 'read_file', input: { path: 'src/app.ts' } }
+                ]
+            },
+            {
+                role: 'user', content: [
+                    { type: 'tool_result', tool_use_id: 'call_1', name: 'search_project', content: 'src/app.ts:3: function main() {', is_error: false },
+                    { type: 'tool_result', tool_use_id: 'call_2', name: 'read_file', content: 'File not found: src/app.ts', is_error: true }
+                ]
+            },
+            { role: 'assistant', content: [{ type: 'text', text: 'It is in src/app.ts, line 3.' }] },
+            {
+                role: 'user', content: [
+                    { type: 'text', text: 'What does this screenshot show?\n<code>a < b && c > "d"</code>' },
+                    { type: 'image', media_type: 'image/png', data: 'iVBORw0KGgo=' }
+                ]
+            }
+        ],
+        prefix: 'function add(a: number, b: number) {\n    return ',
+        suffix: ';\n}\n',
+        files_metadata: [{ path: 'src/util.ts', content: 'export const one = 1;\n' }],
+        tools: [
+            {
+                name: 'read_file', description: 'Read a project file.',
+                parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path relative to the workspace' } }, required: ['path'], additionalProperties: false }
+            },
+            {
+                name: 'search_project', description: 'Search the project.',
+                parameters: { type: 'object', properties: { query: { type: 'string' }, case_sensitive: { type: 'boolean', default: false } }, required: ['query'], $schema: 'http://json-schema.org/draft-07/schema#' }
+            }
+        ],
+        language: 'typescript',
+        file_path: 'src/math.ts'
+    };
+}

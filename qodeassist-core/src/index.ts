@@ -27,6 +27,7 @@ export * from './config/schemas';
 export * from './config/migrations';
 export * from './config/deep-merge';
 export * from './config/configuration-loader';
+export * from './config/configuration-service';
 export * from './prompt/body-template';
 export * from './prompt/partial-loader';
 export * from './prompt/template-context';

@@ -36,10 +36,39 @@ export function readJson(file: ConfigFile): Parsed<unknown> {
         return { value: JSON.parse(file.text), issues: [] };
     } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        const position = /position (\d+)/.exec(message);
-        const line = position ? file.text.slice(0, Number(position[1])).split('\n').length : undefined;
+        const offset = jsonErrorOffset(message, file.text);
+        const line = offset !== undefined ? file.text.slice(0, offset).split('\n').length : undefined;
         return { value: undefined, issues: [{ severity: 'error', file: file.label, line, message: `JSON syntax error: ${message}`, fix: 'fix the JSON at that line' }] };
     }
+}
+
+/**
+ * Where JSON.parse failed, from its message: newer engines give `position N`; Node 20
+ * gives the unexpected token and a quoted excerpt around it, which is found in the text.
+ */
+export function jsonErrorOffset(message: string, text: string): number | undefined {
+    const position = /position (\d+)/.exec(message);
+    if (position) {
+        return Number(position[1]);
+    }
+    const excerpt = /"((?:[^"\\]|\\.)*)" is not valid JSON/.exec(message);
+    const token = /Unexpected token '(.)'/.exec(message)?.[1];
+    if (!excerpt) {
+        return /Unexpected end of JSON input/.test(message) ? text.length : undefined;
+    }
+    let snippet: string;
+    try {
+        snippet = JSON.parse(`"${excerpt[1]}"`) as string;
+    } catch {
+        return undefined;
+    }
+    const core = snippet.replace(/^\.\.\./, '').replace(/\.\.\.$/, '');
+    const start = text.indexOf(core);
+    if (start < 0) {
+        return undefined;
+    }
+    const within = token ? core.lastIndexOf(token) : -1;
+    return start + Math.max(0, within);
 }
 
 /** Turns zod issues into ConfigIssues with line numbers and "did you mean" for unknown keys. */

@@ -370,7 +370,8 @@ function resolveAgent(
 }
 
 function cleanMessage(error: unknown): string {
-    return String((error as Error)?.message ?? error).replace(/^\(.*?\)\s*/, '').replace(/\s*\n\s*/g, ' ').replace(/^Template render error:\s*(\(.*?\)\s*)?/, '').trim();
+    return String((error as Error)?.message ?? error).replace(/^\(.*?\)\s*/, '').replace(/\s*\n\s*/g, ' ')
+        .replace(/^Template render error:\s*(\(.*?\)\s*)?/, '').replace(/^Error:\s*/, '').trim();
 }
 
 function reportTemplateError(error: unknown, report: (path: readonly (string | number)[], message: string, fix?: string) => void): void {

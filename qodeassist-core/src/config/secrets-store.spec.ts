@@ -1,16 +1,65 @@
 import * as assert from 'node:assert/strict';
-import { EnvironmentSecretsStore, environmentVariableFor } from './secrets-store';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QodeAssistError } from '../wire/error-info';
+import { ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, environmentVariableFor, FileSecretsStore } from './secrets-store';
 
-describe('EnvironmentSecretsStore', () => {
+describe('secrets stores', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qodeassist-secrets-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
     it('maps a key reference to <REF>_API_KEY', () => {
         assert.equal(environmentVariableFor('openai'), 'OPENAI_API_KEY');
         assert.equal(environmentVariableFor('my-proxy.eu'), 'MY_PROXY_EU_API_KEY');
     });
 
-    it('reads the trimmed value and treats blank as missing', async () => {
+    it('reads the environment, trimmed, blank as missing', async () => {
         const store = new EnvironmentSecretsStore({ OPENAI_API_KEY: '  sk-1  ', BLANK_API_KEY: ' ' });
         assert.equal(await store.get('openai'), 'sk-1');
         assert.equal(await store.get('blank'), undefined);
         assert.equal(await store.get('absent'), undefined);
+    });
+
+    it('reads a .env file with quotes and comments', async () => {
+        const path = join(dir, '.env');
+        writeFileSync(path, '# keys\nANTHROPIC_API_KEY="sk-ant-x"\nOPENAI_API_KEY=sk-o # trailing\n');
+        const store = new DotEnvSecretsStore(path);
+        assert.equal(await store.get('anthropic'), 'sk-ant-x');
+        assert.equal(await store.get('openai'), 'sk-o');
+        assert.equal(await new DotEnvSecretsStore(join(dir, 'missing.env')).get('openai'), undefined);
+    });
+
+    it('writes a 0600 file atomically and reads it back', async () => {
+        const path = join(dir, 'nested', 'secrets.json');
+        const store = new FileSecretsStore(path);
+        await store.set('openai', 'sk-file');
+        await store.set('google', 'g-key');
+        await store.delete('google');
+        assert.equal(statSync(path).mode & 0o777, 0o600);
+        assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), { openai: 'sk-file' });
+        assert.equal(await store.get('openai'), 'sk-file');
+    });
+
+    it('refuses a secrets file others can read, saying how to fix it', async () => {
+        const path = join(dir, 'open.json');
+        writeFileSync(path, '{"openai": "sk"}');
+        chmodSync(path, 0o644);
+        await assert.rejects(new FileSecretsStore(path).get('openai'), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Config' && error.info.message.includes(`chmod 600 "${path}"`));
+    });
+
+    it('refuses a corrupt secrets file without touching it', async () => {
+        const path = join(dir, 'corrupt.json');
+        writeFileSync(path, '[1, 2', { mode: 0o600 });
+        await assert.rejects(new FileSecretsStore(path).set('a', 'b'), /not a JSON object/);
+        assert.equal(readFileSync(path, 'utf8'), '[1, 2');
+    });
+
+    it('asks stores in order', async () => {
+        const chain = new ChainedSecretsStore([new EnvironmentSecretsStore({ A_API_KEY: 'env' }), new EnvironmentSecretsStore({ A_API_KEY: 'later', B_API_KEY: 'b' })]);
+        assert.equal(await chain.get('a'), 'env');
+        assert.equal(await chain.get('b'), 'b');
+        assert.equal(await chain.get('c'), undefined);
     });
 });

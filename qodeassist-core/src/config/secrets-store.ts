@@ -1,3 +1,8 @@
+import { parse as parseDotEnv } from 'dotenv';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { QodeAssistError } from '../wire/error-info';
+
 /**
  * Where API keys live. Agents and provider instances name a key (`api_key_ref`);
  * only a SecretsStore turns that name into the value, and only in the backend.
@@ -6,9 +11,19 @@ export interface SecretsStore {
     get(ref: string): Promise<string | undefined>;
 }
 
+/** A store the user can write to from the configuration UI. */
+export interface WritableSecretsStore extends SecretsStore {
+    set(ref: string, value: string): Promise<void>;
+    delete(ref: string): Promise<void>;
+}
+
 /** The environment variable that holds a key ref: `openai` → `OPENAI_API_KEY`, `my-proxy` → `MY_PROXY_API_KEY`. */
 export function environmentVariableFor(ref: string): string {
     return `${ref.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}_API_KEY`;
+}
+
+function nonBlank(value: string | undefined): string | undefined {
+    return value && value.trim() ? value.trim() : undefined;
 }
 
 /** Reads keys from environment variables (`<REF>_API_KEY`). */
@@ -16,7 +31,90 @@ export class EnvironmentSecretsStore implements SecretsStore {
     constructor(private readonly env: Readonly<Record<string, string | undefined>> = process.env) { }
 
     async get(ref: string): Promise<string | undefined> {
-        const value = this.env[environmentVariableFor(ref)];
-        return value && value.trim() ? value.trim() : undefined;
+        return nonBlank(this.env[environmentVariableFor(ref)]);
+    }
+}
+
+/** Reads keys from a `.env` file (the bench CLI's store), with the same `<REF>_API_KEY` names; parsed by dotenv. */
+export class DotEnvSecretsStore implements SecretsStore {
+    private readonly values: Record<string, string>;
+
+    constructor(readonly path: string) {
+        this.values = existsSync(path) ? parseDotEnv(readFileSync(path)) : {};
+    }
+
+    async get(ref: string): Promise<string | undefined> {
+        return nonBlank(this.values[environmentVariableFor(ref)]);
+    }
+}
+
+/**
+ * Keys in a JSON file readable only by its owner (mode 0600), for machines without a
+ * keyring (containers, CI). A file others can read is refused rather than used.
+ */
+export class FileSecretsStore implements WritableSecretsStore {
+    constructor(readonly path: string) { }
+
+    async get(ref: string): Promise<string | undefined> {
+        return nonBlank(this.read()[ref]);
+    }
+
+    async set(ref: string, value: string): Promise<void> {
+        this.write({ ...this.read(), [ref]: value });
+    }
+
+    async delete(ref: string): Promise<void> {
+        const values = this.read();
+        delete values[ref];
+        this.write(values);
+    }
+
+    private read(): Record<string, string> {
+        if (!existsSync(this.path)) {
+            return {};
+        }
+        const mode = statSync(this.path).mode & 0o777;
+        if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+            throw new QodeAssistError({
+                category: 'Config',
+                message: `The secrets file ${this.path} can be read by other users (mode ${mode.toString(8)}), so it is not used. Run: chmod 600 "${this.path}"`
+            });
+        }
+        try {
+            const value: unknown = JSON.parse(readFileSync(this.path, 'utf8'));
+            if (!value || typeof value !== 'object' || Array.isArray(value)) {
+                throw new Error('not an object');
+            }
+            return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+        } catch (error) {
+            throw new QodeAssistError({
+                category: 'Config',
+                message: `The secrets file ${this.path} is not a JSON object of key names to keys (${error instanceof Error ? error.message : String(error)}). Fix or delete it; nothing was changed.`
+            });
+        }
+    }
+
+    /** Temp file with 0600 from the start, then rename: never a moment where the keys are readable or half written. */
+    private write(values: Record<string, string>): void {
+        mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+        const temp = `${this.path}.${process.pid}.tmp`;
+        writeFileSync(temp, `${JSON.stringify(values, undefined, 2)}\n`, { mode: 0o600 });
+        chmodSync(temp, 0o600);
+        renameSync(temp, this.path);
+    }
+}
+
+/** Asks each store in order; the first that knows the key answers. */
+export class ChainedSecretsStore implements SecretsStore {
+    constructor(private readonly stores: readonly SecretsStore[]) { }
+
+    async get(ref: string): Promise<string | undefined> {
+        for (const store of this.stores) {
+            const value = await store.get(ref);
+            if (value !== undefined) {
+                return value;
+            }
+        }
+        return undefined;
     }
 }

@@ -1,0 +1,91 @@
+import { existsSync, FSWatcher, watch } from 'node:fs';
+import { dirname } from 'node:path';
+import { ConfigRoots } from './config-layers';
+import { Configuration, loadConfiguration } from './configuration-loader';
+
+export interface ConfigurationServiceOptions {
+    /** Editors write in bursts (temp file, rename, chmod); one reload per burst. */
+    debounceMs?: number;
+}
+
+/**
+ * The live configuration: loaded once, reloaded when a user or project file changes,
+ * with a change event. Bundled files are read-only and not watched.
+ */
+export class ConfigurationService {
+    private configuration: Configuration;
+    private readonly listeners = new Set<(configuration: Configuration) => void>();
+    private readonly watchers: FSWatcher[] = [];
+    private timer: NodeJS.Timeout | undefined;
+    private readonly debounceMs: number;
+
+    constructor(private readonly roots: ConfigRoots, options: ConfigurationServiceOptions = {}) {
+        this.debounceMs = options.debounceMs ?? 150;
+        this.configuration = loadConfiguration(roots);
+    }
+
+    get current(): Configuration {
+        return this.configuration;
+    }
+
+    onDidChange(listener: (configuration: Configuration) => void): () => void {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+
+    /** Starts watching the user and project roots (or, until they exist, their parents). */
+    start(): this {
+        for (const root of [this.roots.user, this.roots.project]) {
+            if (root) {
+                this.watchRoot(root);
+            }
+        }
+        return this;
+    }
+
+    reload(): Configuration {
+        this.configuration = loadConfiguration(this.roots);
+        for (const listener of this.listeners) {
+            listener(this.configuration);
+        }
+        return this.configuration;
+    }
+
+    dispose(): void {
+        clearTimeout(this.timer);
+        for (const watcher of this.watchers.splice(0)) {
+            watcher.close();
+        }
+        this.listeners.clear();
+    }
+
+    private watchRoot(root: string): void {
+        if (existsSync(root)) {
+            const watcher = watch(root, { recursive: true, persistent: false }, () => this.scheduleReload());
+            watcher.on('error', () => watcher.close());
+            this.watchers.push(watcher);
+            return;
+        }
+        const parent = dirname(root);
+        if (!existsSync(parent)) {
+            return;
+        }
+        // The folder does not exist yet: wait for it, then watch it.
+        const waiting = watch(parent, { persistent: false }, () => {
+            if (existsSync(root)) {
+                waiting.close();
+                this.watchers.splice(this.watchers.indexOf(waiting), 1);
+                this.watchRoot(root);
+                this.scheduleReload();
+            }
+        });
+        waiting.on('error', () => waiting.close());
+        this.watchers.push(waiting);
+    }
+
+    private scheduleReload(): void {
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.reload(), this.debounceMs);
+        this.timer.unref();
+    }
+}

@@ -131,7 +131,7 @@ function templateError(path: string[], error: unknown): BodyTemplateError {
     const cause = (error as { cause?: unknown })?.cause;
     const inner = error as { message?: string; fix?: string; lineno?: number };
     const message = String(inner.message ?? error);
-    const line = inner.lineno ?? Number(/\[Line (\d+)/.exec(message)?.[1]) ?? undefined;
+    const line = inner.lineno ?? Number(/\[Line (\d+)/.exec(message)?.[1]);
     const fix = (inner.fix ?? (cause as { fix?: string } | undefined)?.fix) ?? findFix(message);
     const clean = message.replace(/^\(.*?\)\s*/, '').replace(/\s*\n\s*/g, ' ').trim();
     return new BodyTemplateError(path.join('.'), clean, fix, Number.isFinite(line) ? line : undefined);

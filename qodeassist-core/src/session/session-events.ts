@@ -4,6 +4,9 @@ import { RequestId, ResponseEvent, StopReason } from '../wire/events';
 export interface RequestStarted {
     type: 'RequestStarted';
     requestId: RequestId;
+    /** The agent and model answering, for the UI. */
+    agent?: string;
+    model?: string;
 }
 
 export interface RequestFinished {

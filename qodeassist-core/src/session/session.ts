@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { CancelledError, toErrorInfo } from '../wire/error-info';
+import { TemplateContext } from '../prompt/template-context';
 import { AssistantTurn } from '../wire/assistant-turn';
+import { CancelledError, toErrorInfo } from '../wire/error-info';
 import { RequestId } from '../wire/events';
-import { EventBatch, WireRequest } from '../wire/wire-client';
+import { streamWire, WireRequest } from '../wire/wire-client';
+import { WireProtocol } from '../wire/wire-protocols';
 import { SessionEvent } from './session-events';
 
 export interface ChatTurn {
@@ -10,22 +12,19 @@ export interface ChatTurn {
     text: string;
 }
 
-/** Where a request goes: resolved by the caller from configuration; the key stays in this process. */
-export interface ChatTarget {
+/** Where a request goes and how its body is made: resolved by the caller from configuration, the key already in the headers. */
+export interface SessionTarget {
+    protocol: WireProtocol;
     url: string;
-    model: string;
-    apiKey?: string;
+    headers: Record<string, string>;
+    /** Secret values to redact from every error. */
+    secrets: readonly string[];
+    systemPrompt: string;
+    renderBody(ctx: TemplateContext): Record<string, unknown>;
+    /** For the UI: which agent and model answer. */
+    agentName?: string;
+    model?: string;
 }
-
-/**
- * Opens the wire stream for one request (a single round or a whole tool loop); the
- * protocol is chosen by whoever builds the session. The stream returns the final
- * assistant turn, or nothing after an Error event.
- */
-export type WireStreamer = (request: WireRequest) => AsyncGenerator<EventBatch, AssistantTurn | undefined>;
-
-/** Renders the request body from the history; the agent's [body] template takes this job with the configuration layer. */
-export type RequestBodyBuilder = (history: readonly ChatTurn[], target: ChatTarget) => unknown;
 
 /**
  * One conversation. `send` is the only entry point; at most one request is in flight
@@ -39,8 +38,6 @@ export class Session {
 
     constructor(
         readonly id: string,
-        private readonly streamer: WireStreamer,
-        private readonly buildBody: RequestBodyBuilder,
         private readonly emit: (events: readonly SessionEvent[]) => void
     ) { }
 
@@ -52,20 +49,12 @@ export class Session {
         return this.inFlight !== undefined;
     }
 
-    async send(text: string, target: ChatTarget): Promise<RequestId> {
+    async send(text: string, target: SessionTarget): Promise<RequestId> {
         await this.cancel();
         const requestId = randomUUID();
         const controller = new AbortController();
         this.turns.push({ role: 'user', text });
-        const request: WireRequest = {
-            requestId,
-            url: target.url,
-            headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {},
-            body: this.buildBody(this.turns, target),
-            signal: controller.signal,
-            secrets: target.apiKey ? [target.apiKey] : []
-        };
-        const done = this.run(request);
+        const done = this.run(requestId, controller.signal, target);
         this.inFlight = { requestId, controller, done };
         done.finally(() => {
             if (this.inFlight?.requestId === requestId) {
@@ -84,15 +73,27 @@ export class Session {
         }
     }
 
-    private async run(request: WireRequest): Promise<void> {
-        const { requestId } = request;
-        this.emit([{ type: 'RequestStarted', requestId }]);
+    /** The template context of the next request; the ContextAssembler takes this job over. */
+    private context(target: SessionTarget): TemplateContext {
+        return {
+            system_prompt: target.systemPrompt,
+            history: this.turns.map(turn => ({ role: turn.role, content: [{ type: 'text', text: turn.text }] })),
+            files_metadata: [],
+            tools: []
+        };
+    }
+
+    private async run(requestId: RequestId, signal: AbortSignal, target: SessionTarget): Promise<void> {
+        this.emit([{ type: 'RequestStarted', requestId, agent: target.agentName, model: target.model }]);
         let answer = '';
         try {
-            const stream = this.streamer(request);
+            const request: WireRequest = {
+                requestId, url: target.url, headers: target.headers, body: target.renderBody(this.context(target)), signal, secrets: target.secrets
+            };
+            const stream = streamWire(target.protocol, request);
             for (;;) {
                 const next = await stream.next();
-                if (request.signal?.aborted) {
+                if (signal.aborted) {
                     await stream.return(undefined);
                     throw new CancelledError();
                 }
@@ -113,7 +114,7 @@ export class Session {
                 this.emit(batch);
             }
         } catch (error) {
-            if (error instanceof CancelledError || request.signal?.aborted) {
+            if (error instanceof CancelledError || signal.aborted) {
                 this.emit([{ type: 'Cancelled', requestId }]);
             } else {
                 this.emit([{ type: 'Failed', requestId, error: toErrorInfo(error) }]);
@@ -128,14 +129,4 @@ export class Session {
         this.turns.push({ role: 'assistant', text: answer });
         return { type: 'Finished', requestId, stopReason: turn.stopReason };
     }
-}
-
-/** The OpenAI Chat Completions body for a plain text conversation. */
-export function openAIChatBody(history: readonly ChatTurn[], target: ChatTarget): unknown {
-    return {
-        model: target.model,
-        stream: true,
-        stream_options: { include_usage: true },
-        messages: history.map(turn => ({ role: turn.role, content: turn.text }))
-    };
 }

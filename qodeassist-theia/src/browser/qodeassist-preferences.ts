@@ -3,20 +3,10 @@ import { interfaces } from '@theia/core/shared/inversify';
 
 export const QodeAssistPreferenceSchema: PreferenceSchema = {
     properties: {
-        'qodeassist.provider.url': {
+        'qodeassist.chat.agent': {
             type: 'string',
-            default: 'http://localhost:11434/v1',
-            description: 'Base URL of the OpenAI-compatible chat provider (Ollama serves one at http://localhost:11434/v1). Requests go from the Theia backend, not the browser.'
-        },
-        'qodeassist.provider.model': {
-            type: 'string',
-            default: 'qwen2.5-coder:7b',
-            description: 'Model name sent with each chat request.'
-        },
-        'qodeassist.provider.apiKeyRef': {
-            type: 'string',
-            default: 'openai',
-            description: 'Name of the API key, never the key itself. The backend reads the environment variable <NAME>_API_KEY (e.g. "openai" → OPENAI_API_KEY); no key is sent when it is unset.'
+            default: '',
+            description: 'The agent that answers in chat. Empty: the first agent of the [chat] roster (.qodeassist/agents/rosters.toml) whose match rules fit.'
         },
         'qodeassist.chat.sendOnEnter': {
             type: 'boolean',
@@ -27,9 +17,7 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
 };
 
 export interface QodeAssistConfiguration {
-    'qodeassist.provider.url': string;
-    'qodeassist.provider.model': string;
-    'qodeassist.provider.apiKeyRef': string;
+    'qodeassist.chat.agent': string;
     'qodeassist.chat.sendOnEnter': boolean;
 }
 

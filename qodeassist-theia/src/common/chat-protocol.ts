@@ -5,16 +5,15 @@ export type { SessionEvent };
 
 export const QODEASSIST_CHAT_PATH = '/services/qodeassist/chat';
 
-/**
- * Where a chat request goes, as the frontend knows it from preferences.
- * It names the API key (`apiKeyRef`) but never carries it: the backend resolves it.
- */
-export interface ChatProviderSettings {
-    /** Base URL of an OpenAI-compatible API, e.g. http://localhost:11434/v1 */
-    url: string;
-    model: string;
-    /** SecretsStore reference; the environment variable `<REF>_API_KEY` on the backend until the configuration UI brings more stores. */
-    apiKeyRef: string;
+/** What the frontend knows about a send; the backend picks the agent and resolves its key. */
+export interface ChatSendOptions {
+    /** The workspace folder whose `.qodeassist` configuration applies (a file-system path). */
+    workspacePath?: string;
+    /** An agent chosen by the user; otherwise the chat roster decides. */
+    agent?: string;
+    /** The file in focus, workspace-relative, for the agents' [match] rules. */
+    file?: string;
+    project?: string;
 }
 
 export const QodeAssistChatService = Symbol('QodeAssistChatService');
@@ -24,7 +23,7 @@ export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
     /** Opens an empty session and returns its id. */
     openSession(): Promise<string>;
     /** Sends a user message; events follow on the client as `onSessionEvents(sessionId, …)`. Returns the request id. */
-    send(sessionId: string, text: string, provider: ChatProviderSettings): Promise<string>;
+    send(sessionId: string, text: string, options: ChatSendOptions): Promise<string>;
     /** Cancels the request in flight; resolves after its `Cancelled` event was sent. */
     cancel(sessionId: string): Promise<void>;
     closeSession(sessionId: string): Promise<void>;
@@ -39,9 +38,4 @@ export const QodeAssistChatClient = Symbol('QodeAssistChatClient');
  */
 export interface QodeAssistChatClient {
     onSessionEvents(sessionId: string, events: SessionEvent[]): void;
-}
-
-/** The chat endpoint below an OpenAI-compatible base URL. */
-export function chatCompletionsUrl(baseUrl: string): string {
-    return `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
 }

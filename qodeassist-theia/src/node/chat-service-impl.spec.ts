@@ -1,65 +1,87 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { EnvironmentSecretsStore } from '@qodeassist/core';
-import { FakeProviderServer } from '@qodeassist/test';
+import { ConfigurationService, EnvironmentSecretsStore } from '@qodeassist/core';
+import { ConfigFixture, FAKE_KEYS, FakeProviderServer, writeFakeAgents } from '@qodeassist/test';
 import { QodeAssistChatClient, SessionEvent } from '../common/chat-protocol';
 import { QodeAssistChatServiceImpl } from './chat-service-impl';
 
 describe('QodeAssistChatServiceImpl', () => {
     const server = new FakeProviderServer();
+    const fixture = new ConfigFixture();
     const received: Array<{ sessionId: string; event: SessionEvent }> = [];
     const client: QodeAssistChatClient = { onSessionEvents: (sessionId, events) => received.push(...events.map(event => ({ sessionId, event }))) };
+    let configuration: ConfigurationService;
     let service: QodeAssistChatServiceImpl;
 
-    before(() => server.start());
-    after(() => server.stop());
+    before(async () => {
+        await server.start();
+        writeFakeAgents(fixture, server.url, 'fake-openai');
+        configuration = new ConfigurationService(fixture.roots);
+    });
+    after(async () => {
+        await server.stop();
+        fixture.dispose();
+    });
     beforeEach(() => {
         server.reset();
         received.length = 0;
-        service = new QodeAssistChatServiceImpl(new EnvironmentSecretsStore({ OPENAI_API_KEY: 'sk-backend-only-key' }));
+        service = new QodeAssistChatServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration });
         service.setClient(client);
     });
 
-    async function finished(): Promise<void> {
-        while (!received.some(({ event }) => ['Finished', 'Failed', 'Cancelled'].includes(event.type))) {
+    async function finished(): Promise<SessionEvent> {
+        for (;;) {
+            const terminal = received.find(({ event }) => ['Finished', 'Failed', 'Cancelled'].includes(event.type));
+            if (terminal) {
+                return terminal.event;
+            }
             await new Promise(resolve => setTimeout(resolve, 5));
         }
     }
 
-    it('streams a session\'s events to the client tagged with its session id', async () => {
+    it('answers with the chat roster\'s first agent and tags events with the session id', async () => {
         const sessionId = await service.openSession();
-        await service.send(sessionId, 'hi', { url: `${server.url}/v1/`, model: 'm', apiKeyRef: 'openai' });
-        await finished();
+        await service.send(sessionId, 'hi', {});
+        assert.equal((await finished()).type, 'Finished');
         assert.ok(received.every(entry => entry.sessionId === sessionId));
+        assert.deepEqual(received[0].event, { type: 'RequestStarted', requestId: received[0].event.requestId, agent: 'fake-openai', model: 'fake-model' });
         assert.equal(received.filter(({ event }) => event.type === 'TextDelta').length, 9);
         assert.equal(server.requests[0].path, '/v1/chat/completions');
     });
 
-    it('resolves the key on the backend and never puts it in an event', async () => {
-        server.enqueue({ kind: 'status', status: 401, body: '{"error":{"message":"Incorrect API key provided: sk-backend-only-key"}}' });
+    it('uses the agent the user chose instead of the roster', async () => {
         const sessionId = await service.openSession();
-        await service.send(sessionId, 'hi', { url: server.url + '/v1', model: 'm', apiKeyRef: 'openai' });
-        await finished();
-        assert.equal(server.requests[0].headers.authorization, 'Bearer sk-backend-only-key');
-        assert.equal(received.at(-1)?.event.type, 'Failed');
-        assert.ok(!JSON.stringify(received).includes('sk-backend-only-key'));
+        await service.send(sessionId, 'hi', { agent: 'fake-claude' });
+        assert.equal((await finished()).type, 'Finished');
+        assert.equal(server.requests[0].protocol, 'anthropic-messages');
     });
 
-    it('sends no Authorization header when the key reference has no value', async () => {
+    it('resolves the key on the backend and never puts it in an event', async () => {
+        server.enqueue({ kind: 'status', status: 401, body: `{"error":{"message":"Incorrect API key provided: ${FAKE_KEYS.FAKE_OPENAI_API_KEY}"}}` });
         const sessionId = await service.openSession();
-        await service.send(sessionId, 'hi', { url: server.url + '/v1', model: 'm', apiKeyRef: 'ollama' });
-        await finished();
-        assert.equal(server.requests[0].headers.authorization, undefined);
+        await service.send(sessionId, 'hi', {});
+        const terminal = await finished();
+        assert.ok(terminal.type === 'Failed' && terminal.error.message.endsWith('The key of provider "fake-openai-provider" is read from the environment variable FAKE_OPENAI_API_KEY.'));
+        assert.equal(server.requests[0].headers.authorization, `Bearer ${FAKE_KEYS.FAKE_OPENAI_API_KEY}`);
+        assert.ok(!JSON.stringify(received).includes(FAKE_KEYS.FAKE_OPENAI_API_KEY));
+    });
+
+    it('reports an unknown chosen agent as a Config failure without sending', async () => {
+        const sessionId = await service.openSession();
+        await service.send(sessionId, 'hi', { agent: 'nobody' });
+        const terminal = await finished();
+        assert.ok(terminal.type === 'Failed' && terminal.error.category === 'Config' && /no agent named "nobody"/.test(terminal.error.message));
+        assert.equal(server.requests.length, 0);
     });
 
     it('refuses a send to an unknown session with a message saying what to do', async () => {
-        await assert.rejects(service.send('nope', 'hi', { url: server.url, model: 'm', apiKeyRef: 'openai' }), /Start a new chat/);
+        await assert.rejects(service.send('nope', 'hi', {}), /Start a new chat/);
     });
 
     it('cancels every request when the connection closes', async () => {
         server.enqueue({ kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 30 });
         const sessionId = await service.openSession();
-        await service.send(sessionId, 'long', { url: server.url + '/v1', model: 'm', apiKeyRef: 'openai' });
+        await service.send(sessionId, 'long', {});
         while (!received.some(({ event }) => event.type === 'TextDelta')) {
             await new Promise(resolve => setTimeout(resolve, 5));
         }

@@ -1,7 +1,7 @@
 import { ConnectionContainerModule } from '@theia/core/lib/node/messaging/connection-container-module';
 import { ContainerModule } from '@theia/core/shared/inversify';
 import { QODEASSIST_CHAT_PATH, QodeAssistChatClient } from '../common/chat-protocol';
-import { defaultSecretsStore, QodeAssistChatServiceImpl, QodeAssistSecretsStore } from './chat-service-impl';
+import { defaultSecretsStore, QodeAssistChatServiceImpl, QodeAssistConfiguration, QodeAssistSecretsStore, WorkspaceConfigurations } from './chat-service-impl';
 
 /** Chat sessions live per frontend connection, so one browser tab never sees another's events. */
 const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBackendService }) => {
@@ -15,5 +15,6 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
 
 export default new ContainerModule(bind => {
     bind(QodeAssistSecretsStore).toDynamicValue(() => defaultSecretsStore()).inSingletonScope();
+    bind(QodeAssistConfiguration).toConstantValue(new WorkspaceConfigurations());
     bind(ConnectionContainerModule).toConstantValue(chatConnectionModule);
 });

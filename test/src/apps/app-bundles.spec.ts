@@ -12,7 +12,7 @@ describe('Theia application bundles', () => {
             it('has a frontend bundle with the QodeAssist chat view', () => {
                 const bundle = readFileSync(join(ROOT, app, 'lib', 'frontend', 'bundle.js'), 'utf8');
                 assert.ok(bundle.includes('qodeassist-chat'), 'chat widget id missing from the frontend bundle');
-                assert.ok(bundle.includes('qodeassist.provider.url'), 'preference schema missing from the frontend bundle');
+                assert.ok(bundle.includes('qodeassist.chat.agent'), 'preference schema missing from the frontend bundle');
             });
 
             it('has a backend bundle serving the QodeAssist chat RPC path', () => {

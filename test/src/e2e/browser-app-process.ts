@@ -1,14 +1,16 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 export const BROWSER_APP_MAIN = join(REPO_ROOT, 'browser-app', 'lib', 'backend', 'main.js');
 
 export interface BrowserAppOptions {
     /** Workspace settings written to `<workspace>/.theia/settings.json` before start. */
-    settings: Record<string, unknown>;
+    settings?: Record<string, unknown>;
+    /** Files written below the workspace before start, e.g. `.qodeassist/agents/x.toml`. */
+    files?: Record<string, string>;
     /** Extra environment for the backend (e.g. OPENAI_API_KEY). */
     env?: Record<string, string>;
     startTimeoutMs?: number;
@@ -24,7 +26,11 @@ export class BrowserAppProcess {
 
     async start(options: BrowserAppOptions): Promise<string> {
         mkdirSync(join(this.workspace, '.theia'), { recursive: true });
-        writeFileSync(join(this.workspace, '.theia', 'settings.json'), JSON.stringify(options.settings, undefined, 2));
+        writeFileSync(join(this.workspace, '.theia', 'settings.json'), JSON.stringify(options.settings ?? {}, undefined, 2));
+        for (const [path, text] of Object.entries(options.files ?? {})) {
+            mkdirSync(dirname(join(this.workspace, path)), { recursive: true });
+            writeFileSync(join(this.workspace, path), text);
+        }
         const home = join(this.root, 'home');
         mkdirSync(home, { recursive: true });
         const child = spawn(process.execPath, [BROWSER_APP_MAIN, this.workspace, '--hostname=127.0.0.1', '--port=0'], {

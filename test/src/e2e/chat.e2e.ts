@@ -7,6 +7,15 @@ import { runCommand, waitForTheiaShell } from './theia-page';
 
 const API_KEY = 'sk-e2e-test-key-0123456789';
 
+/** The workspace's own QodeAssist configuration: a provider on the fake server, an agent on it, and the chat roster. */
+function workspaceConfiguration(serverUrl: string): Record<string, string> {
+    return {
+        '.qodeassist/providers/fake.toml': `schema_version = 1\nname = "fake"\nclient_api = "openai_compatible"\nurl = "${serverUrl}/v1"\napi_key_ref = "e2e"\n`,
+        '.qodeassist/agents/fake-chat.toml': 'schema_version = 1\nname = "fake-chat"\nextends = "openai-base"\nprovider_instance = "fake"\nmodel = "fake-model"\n',
+        '.qodeassist/agents/rosters.toml': 'schema_version = 1\n\n[chat]\nagents = ["fake-chat"]\n'
+    };
+}
+
 describe('chat view in Chromium (walking skeleton)', function () {
     this.timeout(180_000);
 
@@ -20,10 +29,7 @@ describe('chat view in Chromium (walking skeleton)', function () {
         fake.when({ promptIncludes: 'stream slowly', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 40 } })
             .when({ promptIncludes: 'stop me', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 250 } })
             .when({ promptIncludes: 'bad key', scenario: { kind: 'status', status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' } });
-        await app.start({
-            settings: { 'qodeassist.provider.url': `${fake.url}/v1`, 'qodeassist.provider.model': 'fake-model' },
-            env: { OPENAI_API_KEY: API_KEY }
-        });
+        await app.start({ files: workspaceConfiguration(fake.url), env: { E2E_API_KEY: API_KEY } });
         chromium = await launchChromium();
         page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
         await page.goto(app.url);
@@ -68,7 +74,10 @@ describe('chat view in Chromium (walking skeleton)', function () {
         await assertMarkdownRendered();
         const request = fake.requests.at(-1)!;
         assert.equal(request.headers.authorization, `Bearer ${API_KEY}`, 'the backend sends the key to the provider');
-        assert.equal(JSON.parse(request.body).model, 'fake-model');
+        const body = JSON.parse(request.body);
+        assert.equal(body.model, 'fake-model');
+        assert.match(body.messages[0].content, /You are QodeAssist/, 'the agent\'s system prompt (developer role) leads the request');
+        assert.equal(await lastAnswer().locator('.qa-message-agent').textContent(), 'fake-chat');
         assert.ok(!(await page.content()).includes(API_KEY), 'the key never reaches the browser');
         await page.screenshot({ path: screenshotPath('chat-streamed-answer') });
     });
@@ -103,9 +112,9 @@ describe('chat view in Chromium (walking skeleton)', function () {
         await sendMessage('bad key test');
         const error = lastAnswer().locator('.qa-error[data-category=Auth]');
         await error.waitFor({ timeout: 20_000 });
-        assert.match(await error.locator('.qa-error-message').textContent() ?? '', /HTTP 401.*Set a valid API key/);
+        assert.match(await error.locator('.qa-error-message').textContent() ?? '', /HTTP 401.*Set a valid API key.*environment variable E2E_API_KEY/);
         assert.equal(await error.locator('.qa-error-detail').textContent(), 'Incorrect API key provided');
-        assert.match(await error.locator('.qa-error-hint').textContent() ?? '', /OPENAI_API_KEY/);
+        assert.match(await error.locator('.qa-error-hint').textContent() ?? '', /environment variable/);
         assert.equal(await error.locator('button[data-action=open-settings]').count(), 1);
         await page.screenshot({ path: screenshotPath('chat-auth-error') });
     });

@@ -1,23 +1,35 @@
 import * as assert from 'node:assert/strict';
-import { openAIChatBody, Session, SessionEvent, streamWire, WIRE_PROTOCOLS } from '@qodeassist/core';
+import { EnvironmentSecretsStore, prepareAgentTarget, Session, SessionEvent, SessionTarget } from '@qodeassist/core';
+import { ConfigFixture } from '../config/config-fixture';
+import { FAKE_AGENTS, FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 
-describe('Session over the OpenAI Chat client', () => {
+describe('Session over configured agents and the fake provider', () => {
     const server = new FakeProviderServer();
+    const fixture = new ConfigFixture();
+    const secrets = new EnvironmentSecretsStore(FAKE_KEYS);
     let events: SessionEvent[];
     let session: Session;
-    let target: { url: string; model: string; apiKey?: string };
 
     before(async () => {
         await server.start();
+        writeFakeAgents(fixture, server.url);
     });
-    after(() => server.stop());
+    after(async () => {
+        await server.stop();
+        fixture.dispose();
+    });
     beforeEach(() => {
         server.reset();
         events = [];
-        session = new Session('s1', request => streamWire(WIRE_PROTOCOLS['openai-chat'], request), openAIChatBody, batch => events.push(...batch));
-        target = { url: `${server.url}/v1/chat/completions`, model: 'fake-model', apiKey: 'sk-session-secret' };
+        session = new Session('s1', batch => events.push(...batch));
     });
+
+    async function target(agentName: string): Promise<SessionTarget> {
+        const agent = fixture.load().agents.get(agentName)!;
+        const prepared = await prepareAgentTarget(agent, secrets);
+        return { ...prepared, systemPrompt: agent.renderSystemPrompt(), agentName: agent.name, model: agent.model };
+    }
 
     const terminals = () => events.filter(event => ['Finished', 'Failed', 'Cancelled'].includes(event.type));
     const settle = async () => {
@@ -26,25 +38,27 @@ describe('Session over the OpenAI Chat client', () => {
         }
     };
 
-    it('frames a request with RequestStarted and exactly one Finished, and keeps a multi-turn history', async () => {
-        const first = await session.send('hello', target);
-        await settle();
-        await session.send('and again', target);
-        await settle();
-        assert.equal(events[0].type, 'RequestStarted');
-        assert.deepEqual(terminals().map(event => event.type), ['Finished', 'Finished']);
-        assert.equal(terminals()[0].requestId, first);
-        assert.deepEqual(session.history.map(turn => turn.role), ['user', 'assistant', 'user', 'assistant']);
-        assert.equal(session.history[1].text, 'Hello! How can I help you today?');
-        const secondBody = JSON.parse(server.requests[1].body);
-        assert.deepEqual(secondBody.messages.map((m: { content: string }) => m.content),
-            ['hello', 'Hello! How can I help you today?', 'and again']);
-        assert.equal(server.requests[1].headers.authorization, 'Bearer sk-session-secret');
-    });
+    for (const fake of FAKE_AGENTS) {
+        it(`${fake.protocol}: keeps a multi-turn history and sends it back in the protocol's shape`, async () => {
+            const chosen = await target(fake.agent);
+            const first = await session.send('hello', chosen);
+            await settle();
+            await session.send('and again', chosen);
+            await settle();
+            assert.deepEqual(events[0], { type: 'RequestStarted', requestId: first, agent: fake.agent, model: 'fake-model' });
+            assert.deepEqual(terminals().map(event => event.type), ['Finished', 'Finished']);
+            assert.deepEqual(session.history.map(turn => turn.text), ['hello', 'Hello! How can I help you today?', 'and again', 'Hello! How can I help you today?']);
+            const second = server.requests[1].body;
+            assert.equal(server.requests[1].protocol, fake.protocol);
+            for (const text of ['hello', 'Hello! How can I help you today?', 'and again', 'You are QodeAssist, an expert software developer']) {
+                assert.ok(second.includes(text), `${text} missing from ${second}`);
+            }
+        });
+    }
 
     it('cancel ends the request with one Cancelled event and no assistant turn', async () => {
         server.enqueue({ kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 30 });
-        await session.send('long one', target);
+        await session.send('long one', await target('fake-openai'));
         while (!events.some(event => event.type === 'TextDelta')) {
             await new Promise(resolve => setTimeout(resolve, 5));
         }
@@ -55,20 +69,28 @@ describe('Session over the OpenAI Chat client', () => {
     });
 
     it('send while in flight cancels the previous request first', async () => {
-        server.enqueue({ kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 30 });
-        const first = await session.send('slow', target);
-        const second = await session.send('fast', target);
+        server.when({ promptIncludes: 'slow', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 30 } });
+        const chosen = await target('fake-openai');
+        const first = await session.send('slow', chosen);
+        const second = await session.send('fast', chosen);
         await settle();
         assert.deepEqual(terminals().map(event => [event.type, event.requestId]), [['Cancelled', first], ['Finished', second]]);
     });
 
-    it('a provider error becomes one Failed event with the redacted detail', async () => {
-        server.enqueue({ kind: 'status', status: 401, body: '{"error":{"message":"bad key sk-session-secret"}}' });
-        await session.send('hi', target);
+    it('a provider error becomes one Failed event, the key redacted', async () => {
+        server.enqueue({ kind: 'status', status: 401, body: `{"error":{"message":"bad key ${FAKE_KEYS.FAKE_CLAUDE_API_KEY}"}}` });
+        await session.send('hi', await target('fake-claude'));
         await settle();
-        const failed = terminals();
-        assert.equal(failed.length, 1);
-        assert.equal(failed[0].type, 'Failed');
-        assert.ok(!JSON.stringify(events).includes('sk-session-secret'), 'the key appears in no event');
+        assert.equal(terminals().length, 1);
+        assert.equal(terminals()[0].type, 'Failed');
+        assert.equal(server.requests[0].headers['x-api-key'], FAKE_KEYS.FAKE_CLAUDE_API_KEY);
+        assert.ok(!JSON.stringify(events).includes(FAKE_KEYS.FAKE_CLAUDE_API_KEY), 'the key appears in no event');
+    });
+
+    it('a cloud provider without a key fails before sending, naming the variable to set', async () => {
+        const agent = fixture.load().agents.get('fake-gemini')!;
+        await assert.rejects(prepareAgentTarget(agent, new EnvironmentSecretsStore({})), (error: Error) =>
+            /Set the environment variable FAKE_GOOGLE_API_KEY/.test(error.message));
+        assert.equal(server.requests.length, 0);
     });
 });

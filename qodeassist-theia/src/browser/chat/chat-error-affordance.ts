@@ -11,12 +11,12 @@ export interface ChatErrorAffordance {
 const AFFORDANCES: Record<ErrorCategory, ChatErrorAffordance> = {
     Auth: {
         title: 'Authentication failed',
-        hint: 'The provider refused the API key. Set the key on the machine running the Theia backend (for the key reference "openai": the environment variable OPENAI_API_KEY) and restart it, or point QodeAssist at another provider.',
+        hint: 'Keys are read on the machine running QodeAssist, never in the browser: set the environment variable named above and restart, or choose an agent on another provider.',
         actions: ['open-settings', 'retry']
     },
     Network: {
         title: 'Provider unreachable',
-        hint: 'Check that the provider is running and that "QodeAssist › Provider: Url" is right.',
+        hint: 'Check that the provider is running and that the url in its provider file (.qodeassist/providers/*.toml) is right.',
         actions: ['retry', 'open-settings']
     },
     Provider: {
@@ -31,7 +31,7 @@ const AFFORDANCES: Record<ErrorCategory, ChatErrorAffordance> = {
     },
     Config: {
         title: 'Configuration problem',
-        hint: 'Check the provider URL and model in the QodeAssist settings.',
+        hint: 'Check the agent and provider files under .qodeassist/ and the chat roster.',
         actions: ['open-settings']
     },
     Tool: {

@@ -9,6 +9,9 @@ export interface ChatMessage {
     thinking: string;
     status: ChatMessageStatus;
     requestId?: string;
+    /** Which agent and model answered, from the request's start. */
+    agent?: string;
+    model?: string;
     error?: ErrorInfo;
     usage?: Omit<Usage, 'type' | 'requestId'>;
 }
@@ -56,7 +59,9 @@ export class ChatTranscript {
         }
         if (event.type === 'RequestStarted') {
             target.requestId = event.requestId;
-            return false;
+            target.agent = event.agent;
+            target.model = event.model;
+            return event.agent !== undefined;
         }
         if (target.requestId !== undefined && target.requestId !== event.requestId) {
             return false;

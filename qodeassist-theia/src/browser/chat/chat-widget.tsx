@@ -4,7 +4,8 @@ import { codicon, Message } from '@theia/core/lib/browser';
 import { ReactWidget } from '@theia/core/lib/browser/widgets/react-widget';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import * as React from '@theia/core/shared/react';
-import { ChatProviderSettings, QodeAssistChatService } from '../../common/chat-protocol';
+import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
+import { ChatSendOptions, QodeAssistChatService } from '../../common/chat-protocol';
 import { QodeAssistPreferences } from '../qodeassist-preferences';
 import { QodeAssistChatClientImpl } from './chat-client';
 import { affordanceFor, ChatErrorAction } from './chat-error-affordance';
@@ -23,6 +24,7 @@ export class ChatWidget extends ReactWidget {
     @inject(QodeAssistChatClientImpl) protected readonly chatClient: QodeAssistChatClientImpl;
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
     @inject(CommandService) protected readonly commands: CommandService;
+    @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
 
     protected readonly transcript = new ChatTranscript();
     protected readonly renderedMarkdown = new Map<number, { text: string; html: string }>();
@@ -81,11 +83,12 @@ export class ChatWidget extends ReactWidget {
         return this.transcript.pending !== undefined;
     }
 
-    protected providerSettings(): ChatProviderSettings {
+    protected sendOptions(): ChatSendOptions {
+        const root = this.workspace.tryGetRoots()[0];
         return {
-            url: this.preferences['qodeassist.provider.url'],
-            model: this.preferences['qodeassist.provider.model'],
-            apiKeyRef: this.preferences['qodeassist.provider.apiKeyRef']
+            workspacePath: root?.resource.path.fsPath(),
+            project: root?.name,
+            agent: this.preferences['qodeassist.chat.agent'] || undefined
         };
     }
 
@@ -100,7 +103,7 @@ export class ChatWidget extends ReactWidget {
         this.update();
         try {
             this.sessionId ??= this.chatService.openSession();
-            await this.chatService.send(await this.sessionId, message, this.providerSettings());
+            await this.chatService.send(await this.sessionId, message, this.sendOptions());
         } catch (error) {
             this.sessionId = undefined;
             this.transcript.failPending({
@@ -135,7 +138,7 @@ export class ChatWidget extends ReactWidget {
                     onKeyDown={this.onInputKeyDown}
                 />
                 <div className='qa-composer-actions'>
-                    <span className='qa-model' title={this.preferences['qodeassist.provider.url']}>{this.preferences['qodeassist.provider.model']}</span>
+                    <span className='qa-model'>{this.agentLabel()}</span>
                     {busy
                         ? <button className='theia-button qa-stop' onClick={() => void this.stop()}>
                             <i className={codicon('debug-stop')} /> {nls.localize('qodeassist/chat/stop', 'Stop')}
@@ -146,6 +149,16 @@ export class ChatWidget extends ReactWidget {
                 </div>
             </div>
         </div>;
+    }
+
+    /** The agent of the last answer, or what will answer next. */
+    protected agentLabel(): string {
+        const last = [...this.transcript.messages].reverse().find(message => message.agent);
+        const chosen = this.preferences['qodeassist.chat.agent'];
+        if (chosen) {
+            return chosen;
+        }
+        return last ? `${last.agent} · ${last.model ?? ''}` : nls.localize('qodeassist/chat/rosterAgent', 'chat roster agent');
     }
 
     protected renderEmptyState(): React.ReactNode {
@@ -160,6 +173,7 @@ export class ChatWidget extends ReactWidget {
             <div className='qa-message-header'>
                 <i className={codicon(message.role === 'user' ? 'account' : 'sparkle')} />
                 <span>{message.role === 'user' ? nls.localize('qodeassist/chat/you', 'You') : 'QodeAssist'}</span>
+                {message.agent && <span className='qa-message-agent' title={message.model}>{message.agent}</span>}
                 {message.status === 'streaming' && <i className={`${codicon('loading')} theia-animation-spin qa-spinner`} />}
             </div>
             {message.role === 'user'

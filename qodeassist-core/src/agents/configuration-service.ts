@@ -1,7 +1,7 @@
 import { existsSync, FSWatcher, watch } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigRoots } from './config-layers';
-import { Configuration, loadConfiguration } from './configuration-loader';
+import { ConfigRoots } from '../config/config-layers';
+import { Configuration, loadConfiguration } from './agent-factory';
 
 export interface ConfigurationServiceOptions {
     /** Editors write in bursts (temp file, rename, chmod); one reload per burst. */

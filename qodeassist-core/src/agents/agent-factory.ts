@@ -1,0 +1,240 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import * as nunjucks from 'nunjucks';
+import { ConfigFile } from '../config/config-file';
+import { ConfigIssue, findKeyLine } from '../config/config-issue';
+import { ConfigLayer, ConfigRoots, readConfigFile } from '../config/config-layers';
+import { ConfigurationSource, hint, lineOf, LoadedProvider, MergedAgent, readConfigurationSource } from '../config/configuration-source';
+import { ConcreteAgentSchema, Pipeline, PIPELINES, Role } from '../config/schemas';
+import { BodyTemplate, BodyTemplateError, renderSync } from '../prompt/body-template';
+import { createTemplateEnvironment } from '../prompt/partial-loader';
+import { REQUEST_SHAPES } from '../prompt/request-shapes';
+import { syntheticContext, TemplateContext, TemplateVariablesFor } from '../prompt/template-context';
+import { CLIENT_API_INFO, endpointUrl } from '../wire/client-apis';
+import { WireProtocolName } from '../wire/wire-protocols';
+
+/** A concrete agent, ready to render: templates compiled, provider and protocol resolved. */
+export interface ResolvedAgent {
+    name: string;
+    description?: string;
+    file: ConfigFile;
+    provider: LoadedProvider;
+    /** After the agent_models.json override. */
+    model: string;
+    endpoint: string;
+    /** Full request URL, `${MODEL}` substituted. */
+    url: string;
+    protocol: WireProtocolName;
+    enableTools: boolean;
+    enableThinking: boolean;
+    contextWindow: number;
+    match: { file: string[]; path: string[]; project: string[] };
+    renderSystemPrompt(): string;
+    /** The request body for a context; throws BodyTemplateError on a template failure. */
+    renderBody(ctx: TemplateContext): Record<string, unknown>;
+}
+
+export interface Configuration {
+    providers: ReadonlyMap<string, LoadedProvider>;
+    agents: ReadonlyMap<string, ResolvedAgent>;
+    /** Names of abstract profiles (bases), for listing. */
+    abstractAgents: ReadonlySet<string>;
+    roles: ReadonlyMap<string, Role & { file: ConfigFile }>;
+    rosters: Readonly<Record<Pipeline, readonly string[]>>;
+    modelOverrides: Readonly<Record<string, string>>;
+    /** Every problem found, per file; one broken file never hides the others. */
+    issues: readonly ConfigIssue[];
+}
+
+/**
+ * Loads bundled, user and project configuration (L1), then compiles every template and
+ * renders every concrete profile against a synthetic context, so that a configuration
+ * error shows up here — with file, line, field and fix — and never as a failed send.
+ */
+export function loadConfiguration(roots: ConfigRoots): Configuration {
+    return buildConfiguration(readConfigurationSource(roots));
+}
+
+/** AgentFactory: turns merged profiles into ready agents, and checks the rosters against them. */
+export function buildConfiguration(source: ConfigurationSource): Configuration {
+    const issues: ConfigIssue[] = [...source.issues];
+    const { roles, providers, modelOverrides } = source;
+    const environment = createTemplateEnvironment(source.layers.map(layer => layer.partialsDir));
+    environment.addGlobal('agent_role', (id: string) => {
+        const role = roles.get(id);
+        if (!role) {
+            throw new Error(`unknown role "${id}"${hint(id, roles.keys())}`);
+        }
+        return role.systemPrompt;
+    });
+    issues.push(...checkPartials(source.layers, environment));
+    const agents = new Map<string, ResolvedAgent>();
+    const abstractAgents = new Set<string>();
+    for (const [name, merged] of source.agents) {
+        if (merged.abstract) {
+            abstractAgents.add(name);
+            continue;
+        }
+        const agent = resolveAgent(merged, providers, modelOverrides, environment, issues);
+        if (agent) {
+            agents.set(name, agent);
+        }
+    }
+    for (const name of Object.keys(modelOverrides)) {
+        if (!agents.has(name) && !abstractAgents.has(name)) {
+            issues.push({ severity: 'notice', file: 'agent_models.json', message: `model override for unknown agent "${name}"${hint(name, agents.keys())}`, fix: 'remove the entry or fix the name' });
+        }
+    }
+    const rosters = checkRosters(source, agents, abstractAgents, issues);
+    return { providers, agents, abstractAgents, roles, rosters, modelOverrides, issues };
+}
+
+/** Compiles every partial once, so a syntax error is reported against the partial's own file and line. */
+function checkPartials(layers: ConfigLayer[], environment: nunjucks.Environment): ConfigIssue[] {
+    const issues: ConfigIssue[] = [];
+    for (const layer of layers) {
+        for (const path of listFiles(layer.partialsDir, '.njk')) {
+            const name = relative(layer.partialsDir, path).split(sep).join('/');
+            try {
+                environment.getTemplate(name, true);
+            } catch (error) {
+                const message = cleanMessage(error);
+                const line = /\[Line (\d+)/.exec(String((error as Error)?.message ?? ''))?.[1];
+                issues.push({
+                    severity: 'error', file: readConfigFile(layer, path).label, line: line ? Number(line) : undefined,
+                    message: `partial "${name}": ${message.replace(/\[Line \d+, Column \d+\]\s*/, '')}`, fix: 'fix the template syntax at that line'
+                });
+            }
+        }
+    }
+    return issues;
+}
+
+function listFiles(dir: string, extension: string): string[] {
+    if (!existsSync(dir)) {
+        return [];
+    }
+    return readdirSync(dir, { withFileTypes: true }).flatMap(entry => {
+        const path = join(dir, entry.name);
+        return entry.isDirectory() ? listFiles(path, extension) : entry.name.endsWith(extension) ? [path] : [];
+    }).sort();
+}
+
+function resolveAgent(
+    merged: MergedAgent, providers: ReadonlyMap<string, LoadedProvider>,
+    modelOverrides: Record<string, string>, environment: nunjucks.Environment, issues: ConfigIssue[]
+): ResolvedAgent | undefined {
+    const { name } = merged;
+    const source = { file: merged.file };
+    const report = (path: readonly (string | number)[], message: string, fix?: string) => {
+        const where = lineOf(merged, source.file, path);
+        issues.push({
+            severity: 'error', file: source.file.label, line: where.file === source.file ? where.line : undefined,
+            field: path.join('.') || undefined,
+            message: where.file === source.file ? message : `${message} (set in ${where.file.label}${where.line ? `:${where.line}` : ''})`, fix
+        });
+    };
+    const checked = ConcreteAgentSchema.safeParse(merged.table);
+    if (!checked.success) {
+        for (const issue of checked.error.issues) {
+            const path = issue.path.filter((part): part is string | number => typeof part !== 'symbol');
+            const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+            report(path, missing ? `concrete agent is missing "${path.join('.')}"` : issue.message,
+                missing ? `set ${path.join('.')} here or in the profile it extends, or mark the profile abstract = true` : undefined);
+        }
+        return undefined;
+    }
+    const profile = checked.data;
+    const provider = providers.get(profile.provider_instance);
+    if (!provider) {
+        report(['provider_instance'], `unknown provider instance "${profile.provider_instance}"${hint(profile.provider_instance, providers.keys())}`,
+            'fix the name, or add a provider file in providers/');
+        return undefined;
+    }
+    const info = CLIENT_API_INFO[provider.instance.client_api];
+    const protocol = profile.endpoint === info.fimEndpoint && info.fimProtocol ? info.fimProtocol : info.chatProtocol;
+    const model = modelOverrides[name] ?? profile.model;
+
+    let systemPrompt: nunjucks.Template;
+    let body: BodyTemplate;
+    try {
+        systemPrompt = new nunjucks.Template(profile.system_prompt ?? '', environment, `${name}:system_prompt`, true);
+    } catch (error) {
+        report(['system_prompt'], `system_prompt template: ${cleanMessage(error)}`, 'fix the template syntax');
+        return undefined;
+    }
+    try {
+        body = BodyTemplate.compile(profile.body, environment, name);
+    } catch (error) {
+        reportTemplateError(error, report);
+        return undefined;
+    }
+    const agentFacts = { name, enable_tools: profile.enable_tools ?? false, enable_thinking: profile.enable_thinking ?? false, context_window: profile.context_window };
+    const agent: ResolvedAgent = {
+        name, description: profile.description, file: source.file, provider, model, endpoint: profile.endpoint,
+        url: endpointUrl(provider.url, profile.endpoint, model), protocol,
+        enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, contextWindow: profile.context_window,
+        match: { file: profile.match?.file ?? [], path: profile.match?.path ?? [], project: profile.match?.project ?? [] },
+        renderSystemPrompt: () => renderSync(systemPrompt, { model, agent: agentFacts }).trim(),
+        renderBody: ctx => body.render({ ctx, model, agent: agentFacts, tools: ctx.tools } satisfies TemplateVariablesFor)
+    };
+
+    // Load-time proof: the profile renders against a context that exercises every branch, and the result has the protocol's shape.
+    let systemText: string;
+    try {
+        systemText = agent.renderSystemPrompt();
+    } catch (error) {
+        report(['system_prompt'], `system_prompt template: ${cleanMessage(error)}`, /unknown role/.test(cleanMessage(error)) ? 'create the role in roles/ or fix the id' : 'fix the template');
+        return undefined;
+    }
+    let rendered: Record<string, unknown>;
+    try {
+        rendered = agent.renderBody({ ...syntheticContext(), system_prompt: systemText || syntheticContext().system_prompt });
+    } catch (error) {
+        reportTemplateError(error, report);
+        return undefined;
+    }
+    const shape = REQUEST_SHAPES[protocol].safeParse(rendered);
+    if (!shape.success) {
+        for (const issue of shape.error.issues) {
+            const path = ['body', ...issue.path.filter((part): part is string | number => typeof part !== 'symbol')];
+            report(path.slice(0, 2), `rendered request is not a valid ${protocol} request at ${path.join('.')}: ${issue.message}`,
+                'compare the [body] with the protocol\'s request format; the bundled base profiles show a working shape');
+        }
+        return undefined;
+    }
+    return agent;
+}
+
+function cleanMessage(error: unknown): string {
+    return String((error as Error)?.message ?? error).replace(/^\(.*?\)\s*/, '').replace(/\s*\n\s*/g, ' ')
+        .replace(/^Template render error:\s*(\(.*?\)\s*)?/, '').replace(/^Error:\s*/, '').trim();
+}
+
+function reportTemplateError(error: unknown, report: (path: readonly (string | number)[], message: string, fix?: string) => void): void {
+    if (error instanceof BodyTemplateError) {
+        const line = error.templateLine !== undefined ? ` (template line ${error.templateLine})` : '';
+        report(['body', ...error.field.split('.').slice(0, 1)], `body.${error.field}: ${cleanMessage(error)}${line}`, error.fix);
+    } else {
+        report(['body'], `body: ${cleanMessage(error)}`, 'fix the template');
+    }
+}
+
+function checkRosters(source: ConfigurationSource, agents: Map<string, ResolvedAgent>, abstractAgents: Set<string>, issues: ConfigIssue[]): Record<Pipeline, string[]> {
+    const rosters: Record<Pipeline, string[]> = { completion: [], chat: [], compression: [], refactor: [] };
+    for (const pipeline of PIPELINES) {
+        const { agents: names, file } = source.rosters[pipeline];
+        rosters[pipeline] = names.filter(name => {
+            if (agents.has(name)) {
+                return true;
+            }
+            const why = abstractAgents.has(name) ? `"${name}" is abstract and cannot run` : `unknown agent "${name}"${hint(name, agents.keys())}`;
+            issues.push({
+                severity: 'error', file: file?.label ?? 'rosters.toml', line: file ? findKeyLine(file.text, [pipeline, 'agents']) : undefined,
+                field: `${pipeline}.agents`, message: `${pipeline} roster: ${why}`, fix: 'remove it from the list or fix the name'
+            });
+            return false;
+        });
+    }
+    return rosters;
+}

@@ -1,0 +1,42 @@
+import { ResolvedAgent } from './agent-factory';
+import { environmentVariableFor, SecretsStore } from '../config/secrets-store';
+import { TemplateContext } from '../prompt/template-context';
+import { authHeaders, ClientApi } from '../wire/client-apis';
+import { QodeAssistError } from '../wire/error-info';
+import { WIRE_PROTOCOLS, WireProtocol } from '../wire/wire-protocols';
+
+/** Everything needed to send one request with an agent, the key already resolved in this process. */
+export interface AgentTarget {
+    agent: ResolvedAgent;
+    protocol: WireProtocol;
+    url: string;
+    headers: Record<string, string>;
+    /** Secret values to redact from every error. */
+    secrets: string[];
+    renderBody(ctx: TemplateContext): Record<string, unknown>;
+}
+
+/** Provider APIs that always need a key: a missing one is reported before any request is made. */
+const KEY_REQUIRED: ReadonlySet<ClientApi> = new Set(['claude', 'openai', 'openai_responses', 'openrouter', 'google', 'mistral', 'codestral', 'qwen', 'qwen_responses', 'deepseek']);
+
+export function missingKeyMessage(agent: ResolvedAgent): string {
+    const ref = agent.provider.instance.api_key_ref ?? agent.provider.instance.name;
+    return `Provider "${agent.provider.instance.name}" (agent "${agent.name}") needs an API key. Set the environment variable ${environmentVariableFor(ref)} where QodeAssist runs, or store the key "${ref}" in the configuration, then try again.`;
+}
+
+/** Resolves the agent's key and headers; a cloud provider without a key is an Auth error before anything is sent. */
+export async function prepareAgentTarget(agent: ResolvedAgent, secrets: SecretsStore): Promise<AgentTarget> {
+    const instance = agent.provider.instance;
+    const key = instance.api_key_ref ? await secrets.get(instance.api_key_ref) : undefined;
+    if (!key && KEY_REQUIRED.has(instance.client_api)) {
+        throw new QodeAssistError({ category: 'Auth', message: missingKeyMessage(agent) });
+    }
+    return {
+        agent,
+        protocol: WIRE_PROTOCOLS[agent.protocol],
+        url: agent.url,
+        headers: authHeaders(instance.client_api, key),
+        secrets: key ? [key] : [],
+        renderBody: ctx => agent.renderBody(ctx)
+    };
+}

@@ -1,0 +1,40 @@
+import * as picomatch from 'picomatch';
+import { Configuration, ResolvedAgent } from './agent-factory';
+import { Pipeline } from '../config/schemas';
+
+/** What the router knows about the request: the file in focus (workspace-relative) and the project. */
+export interface RoutingContext {
+    /** Workspace-relative path with `/` separators, when a file is in focus. */
+    file?: string;
+    /** The project (workspace folder) name. */
+    project?: string;
+}
+
+function matchesAny(patterns: readonly string[], value: string | undefined): boolean {
+    if (patterns.length === 0) {
+        return true;
+    }
+    if (value === undefined) {
+        return false;
+    }
+    return patterns.some(pattern => picomatch.isMatch(value, pattern, { dot: true }));
+}
+
+/** Whether an agent's `[match]` fits: empty lists match anything; every given list must match. */
+export function agentMatches(agent: ResolvedAgent, context: RoutingContext): boolean {
+    const basename = context.file?.split('/').pop();
+    return matchesAny(agent.match.file, basename)
+        && matchesAny(agent.match.path, context.file)
+        && matchesAny(agent.match.project, context.project);
+}
+
+/** The only agent picker: the first agent of the pipeline's roster whose rules fit. */
+export function pickAgent(configuration: Configuration, pipeline: Pipeline, context: RoutingContext = {}): ResolvedAgent | undefined {
+    for (const name of configuration.rosters[pipeline]) {
+        const agent = configuration.agents.get(name);
+        if (agent && agentMatches(agent, context)) {
+            return agent;
+        }
+    }
+    return undefined;
+}

@@ -1,0 +1,251 @@
+import { z } from 'zod';
+import { CLIENT_API_INFO } from '../wire/client-apis';
+import { ConfigFile, loadTomlFile, readJson, schemaIssues } from './config-file';
+import { ConfigIssue, didYouMean, findKeyLine } from './config-issue';
+import { ConfigLayer, configLayers, ConfigRoots, readConfigFile, readConfigFiles } from './config-layers';
+import { deepMerge, leafPaths, Table } from './deep-merge';
+import {
+    AgentFile, AgentFileSchema, AgentModelsSchema, knownKeys, Pipeline, PIPELINES, ProviderInstance, ProviderInstanceSchema, Role, RoleSchema,
+    RostersFileSchema
+} from './schemas';
+
+export interface LoadedProvider {
+    instance: ProviderInstance;
+    /** The instance's URL, or its client_api's default. */
+    url: string;
+    file: ConfigFile;
+}
+
+/** An agent profile with `extends` resolved: the merged table, and which file each field came from. */
+export interface MergedAgent {
+    name: string;
+    file: ConfigFile;
+    abstract: boolean;
+    table: Table;
+    /** Which file each field path came from, for line numbers. */
+    origin: Map<string, ConfigFile>;
+}
+
+/** Everything L1 reads: parsed, validated against the schemas, merged, but no template compiled yet. */
+export interface ConfigurationSource {
+    layers: ConfigLayer[];
+    providers: Map<string, LoadedProvider>;
+    agents: Map<string, MergedAgent>;
+    roles: Map<string, Role & { file: ConfigFile }>;
+    /** The roster lists as written (later layers replace a pipeline's list), with where each came from. */
+    rosters: Record<Pipeline, { agents: string[]; file?: ConfigFile }>;
+    modelOverrides: Record<string, string>;
+    issues: ConfigIssue[];
+}
+
+interface AgentSource {
+    file: ConfigFile;
+    raw: AgentFile;
+}
+
+const keysOf = (schema: z.ZodObject) => () => knownKeys(schema);
+
+/** Reads and merges the bundled, user and project layers; one broken file never hides the others. */
+export function readConfigurationSource(roots: ConfigRoots): ConfigurationSource {
+    const layers = configLayers(roots);
+    const issues: ConfigIssue[] = [];
+    const roles = loadRoles(layers, issues);
+    const providers = loadProviders(layers, issues);
+    const sources = loadAgentSources(layers, issues);
+    const agents = new Map<string, MergedAgent>();
+    for (const name of sources.keys()) {
+        const merged = resolveExtends(name, sources, issues);
+        if (merged) {
+            agents.set(name, merged);
+        }
+    }
+    return { layers, providers, agents, roles, rosters: readRosters(layers, issues), modelOverrides: loadModelOverrides(layers, issues), issues };
+}
+
+export function hint(word: string, candidates: Iterable<string>): string {
+    const suggestion = didYouMean(word, candidates);
+    return suggestion ? ` (did you mean "${suggestion}"?)` : '';
+}
+
+function loadRoles(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string, Role & { file: ConfigFile }> {
+    const roles = new Map<string, Role & { file: ConfigFile }>();
+    for (const layer of layers) {
+        for (const file of readConfigFiles(layer, layer.rolesDir, '.json')) {
+            const parsed = readJson(file);
+            issues.push(...parsed.issues);
+            if (parsed.value === undefined) {
+                continue;
+            }
+            const result = RoleSchema.safeParse(parsed.value);
+            if (!result.success) {
+                issues.push(...schemaIssues(file, result.error, keysOf(RoleSchema)));
+                continue;
+            }
+            roles.set(result.data.id, { ...result.data, file });
+        }
+    }
+    return roles;
+}
+
+function loadProviders(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string, LoadedProvider> {
+    const providers = new Map<string, LoadedProvider>();
+    for (const layer of layers) {
+        const seen = new Map<string, ConfigFile>();
+        for (const file of readConfigFiles(layer, layer.providersDir, '.toml')) {
+            const parsed = loadTomlFile(file, 'provider', ProviderInstanceSchema, keysOf(ProviderInstanceSchema));
+            issues.push(...parsed.issues);
+            const instance = parsed.value;
+            if (!instance) {
+                continue;
+            }
+            const duplicate = seen.get(instance.name);
+            if (duplicate) {
+                issues.push({ severity: 'error', file: file.label, line: findKeyLine(file.text, ['name']), field: 'name', message: `provider "${instance.name}" is also defined in ${duplicate.label}`, fix: 'give each provider instance its own name' });
+                continue;
+            }
+            seen.set(instance.name, file);
+            const url = instance.url ?? CLIENT_API_INFO[instance.client_api].defaultUrl;
+            if (!url) {
+                issues.push({ severity: 'error', file: file.label, field: 'url', message: `client_api "${instance.client_api}" has no default URL`, fix: 'add url = "http://…" with the server\'s base URL' });
+                continue;
+            }
+            providers.set(instance.name, { instance, url, file });
+        }
+    }
+    return providers;
+}
+
+function loadAgentSources(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string, AgentSource> {
+    const sources = new Map<string, AgentSource>();
+    for (const layer of layers) {
+        const seen = new Map<string, ConfigFile>();
+        for (const file of readConfigFiles(layer, layer.agentsDir, '.toml', ['rosters.toml'])) {
+            const parsed = loadTomlFile(file, 'agent', AgentFileSchema, keysAt);
+            issues.push(...parsed.issues);
+            if (!parsed.value) {
+                continue;
+            }
+            const duplicate = seen.get(parsed.value.name);
+            if (duplicate) {
+                issues.push({ severity: 'error', file: file.label, line: findKeyLine(file.text, ['name']), field: 'name', message: `agent "${parsed.value.name}" is also defined in ${duplicate.label}`, fix: 'give each agent its own name' });
+                continue;
+            }
+            seen.set(parsed.value.name, file);
+            sources.set(parsed.value.name, { file, raw: parsed.value });
+        }
+    }
+    return sources;
+}
+
+function keysAt(path: PropertyKey[]): string[] {
+    if (path.length === 0) {
+        return knownKeys(AgentFileSchema);
+    }
+    if (path[0] === 'match') {
+        return ['file', 'path', 'project'];
+    }
+    return [];
+}
+
+/** Follows `extends` to the root and merges, child last; a cycle or a missing parent is an error on the child. */
+function resolveExtends(name: string, sources: Map<string, AgentSource>, issues: ConfigIssue[]): MergedAgent | undefined {
+    const chain: AgentSource[] = [];
+    const visiting: string[] = [];
+    let current: string | undefined = name;
+    while (current !== undefined) {
+        if (visiting.includes(current)) {
+            const source = sources.get(name)!;
+            issues.push({
+                severity: 'error', file: source.file.label, line: findKeyLine(source.file.text, ['extends']), field: 'extends',
+                message: `extends cycle: ${[...visiting, current].join(' → ')}`, fix: 'make one profile in the cycle extend nothing or another base'
+            });
+            return undefined;
+        }
+        visiting.push(current);
+        const source = sources.get(current);
+        if (!source) {
+            const child = chain[chain.length - 1];
+            issues.push({
+                severity: 'error', file: child.file.label, line: findKeyLine(child.file.text, ['extends']), field: 'extends',
+                message: `extends unknown agent "${current}"${hint(current, sources.keys())}`, fix: 'fix the name or add that profile'
+            });
+            return undefined;
+        }
+        chain.push(source);
+        current = source.raw.extends;
+    }
+    let table: Table = {};
+    const origin = new Map<string, ConfigFile>();
+    for (const source of chain.reverse()) {
+        const own: Table = { ...source.raw };
+        delete own.abstract;
+        delete own.extends;
+        table = deepMerge(table, own);
+        for (const path of leafPaths(own)) {
+            origin.set(path.join('.'), source.file);
+        }
+    }
+    const own = sources.get(name)!;
+    return { name, file: own.file, abstract: own.raw.abstract === true, table, origin };
+}
+
+export function lineOf(merged: MergedAgent, fallback: ConfigFile, path: readonly (string | number)[]): { file: ConfigFile; line?: number } {
+    for (let depth = path.length; depth > 0; depth--) {
+        const file = merged.origin.get(path.slice(0, depth).join('.'));
+        if (file) {
+            return { file, line: findKeyLine(file.text, path.slice(0, depth)) };
+        }
+    }
+    return { file: fallback, line: undefined };
+}
+
+/** The roster files of every layer; a later layer replaces the lists it names. */
+function readRosters(layers: ConfigLayer[], issues: ConfigIssue[]): Record<Pipeline, { agents: string[]; file?: ConfigFile }> {
+    const rosters: Record<Pipeline, { agents: string[]; file?: ConfigFile }> = {
+        completion: { agents: [] }, chat: { agents: [] }, compression: { agents: [] }, refactor: { agents: [] }
+    };
+    for (const layer of layers) {
+        let file: ConfigFile;
+        try {
+            file = readConfigFile(layer, `${layer.agentsDir}/rosters.toml`);
+        } catch {
+            continue;
+        }
+        const parsed = loadTomlFile(file, 'rosters', RostersFileSchema, keysOf(RostersFileSchema));
+        issues.push(...parsed.issues);
+        for (const pipeline of PIPELINES) {
+            const entry = parsed.value?.[pipeline];
+            if (entry) {
+                rosters[pipeline] = { agents: entry.agents, file };
+            }
+        }
+    }
+    return rosters;
+}
+
+function loadModelOverrides(layers: ConfigLayer[], issues: ConfigIssue[]): Record<string, string> {
+    const overrides: Record<string, string> = {};
+    for (const layer of layers) {
+        if (!layer.modelOverridesFile) {
+            continue;
+        }
+        let file: ConfigFile;
+        try {
+            file = readConfigFile(layer, layer.modelOverridesFile);
+        } catch {
+            continue;
+        }
+        const parsed = readJson(file);
+        issues.push(...parsed.issues);
+        if (parsed.value === undefined) {
+            continue;
+        }
+        const result = AgentModelsSchema.safeParse(parsed.value);
+        if (!result.success) {
+            issues.push(...schemaIssues(file, result.error, () => []));
+            continue;
+        }
+        Object.assign(overrides, result.data);
+    }
+    return overrides;
+}

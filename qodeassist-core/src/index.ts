@@ -35,3 +35,8 @@ export * from './agents/agent-router';
 export * from './agents/agent-request';
 export * from './agents/agent-factory';
 export * from './agents/configuration-service';
+export * from './session/conversation-history';
+export * from './context/token-estimator';
+export * from './context/content-loader';
+export * from './context/context-manifest';
+export * from './context/context-assembler';

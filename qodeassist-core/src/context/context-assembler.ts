@@ -1,0 +1,328 @@
+import { CtxBlock, CtxMessage, CtxTool, TemplateContext } from '../prompt/template-context';
+import { HistoryBlock, HistoryMessage } from '../session/conversation-history';
+import { QodeAssistError } from '../wire/error-info';
+import { ContentLoader } from './content-loader';
+import { ContextManifest } from './context-manifest';
+import { EstimateInput, IMAGE_TOKENS, TokenEstimator } from './token-estimator';
+
+export interface SystemLayer {
+    name: string;
+    text: string;
+}
+
+/** A pinned provider's output for this send, e.g. a linked file read now. */
+export interface PinnedMaterialization {
+    id: string;
+    label: string;
+    text: string;
+}
+
+export interface CompletionInput {
+    prefix: string;
+    suffix: string;
+    language?: string;
+    filePath?: string;
+    files?: Array<{ path: string; content: string }>;
+}
+
+export interface BudgetSettings {
+    contextWindow: number;
+    /** Output reserve, from the agent's body (max_tokens…). */
+    maxOutputTokens: number;
+    /** Tool rounds whose results are never elided. */
+    keepRecentToolRounds?: number;
+}
+
+export interface AssembleInput {
+    layers: readonly SystemLayer[];
+    /** The whole conversation, this turn's user message included. */
+    history: readonly HistoryMessage[];
+    pinned: readonly PinnedMaterialization[];
+    tools: readonly CtxTool[];
+    completion?: CompletionInput;
+    budget: BudgetSettings;
+    /** TokenEstimator calibration key (provider/model). */
+    estimatorKey: string;
+}
+
+export interface Assembly {
+    ctx: TemplateContext;
+    manifest: ContextManifest;
+    /** What was counted, for calibrating the estimator against the provider's Usage. */
+    measured: EstimateInput;
+}
+
+/** Stable layers first: the more stable, the earlier, so prompt caches reuse the longest prefix. */
+const LAYER_RANK: Record<string, number> = { 'agent.system': 0, 'env.project': 1, 'skills.catalog': 2 };
+const rankOf = (name: string) => LAYER_RANK[name] ?? 3;
+const WARN_AT = 0.85;
+
+interface Sized {
+    message: CtxMessage;
+    chars: number;
+    images: number;
+}
+
+/**
+ * The only producer of `ctx.*`, once per send: placement policy, serialization
+ * filters, materialization through the ContentLoader, the budget, and the manifest.
+ * Nothing is dropped silently: every filter and elision leaves a manifest record.
+ */
+export class ContextAssembler {
+    constructor(private readonly estimator: TokenEstimator, private readonly loader: ContentLoader) { }
+
+    async assemble(input: AssembleInput): Promise<Assembly> {
+        const estimate = (chars: number, images = 0) => this.estimator.estimate({ chars, images }, input.estimatorKey);
+        const manifest: ContextManifest = {
+            layers: [], history: { messages: 0, tokens: 0, toolRounds: 0 }, pinned: [], task: { tokens: 0, images: 0 },
+            tools: { count: input.tools.length, tokens: 0 }, elisions: [], filters: [], estimate: 0, limit: 0
+        };
+
+        const layers = [...input.layers].filter(layer => layer.text.trim()).sort((a, b) => rankOf(a.name) - rankOf(b.name));
+        const systemPrompt = layers.map(layer => layer.text.trim()).join('\n\n');
+        manifest.layers = layers.map(layer => ({ name: layer.name, tokens: estimate(layer.text.length) }));
+
+        const messages = await this.serialize(input.history, manifest);
+        const turn = this.placePinned(messages, input.pinned, manifest, estimate);
+
+        const toolChars = input.tools.reduce((sum, tool) => sum + tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length, 0);
+        manifest.tools.tokens = estimate(toolChars);
+        const completionChars = (input.completion?.prefix.length ?? 0) + (input.completion?.suffix.length ?? 0)
+            + (input.completion?.files ?? []).reduce((sum, file) => sum + file.content.length, 0);
+        const fixedChars = systemPrompt.length + toolChars + completionChars;
+
+        manifest.limit = input.budget.contextWindow - input.budget.maxOutputTokens;
+        this.applyBudget(messages, fixedChars, input, manifest, estimate);
+
+        const measured = this.measure(messages, fixedChars);
+        manifest.estimate = estimate(measured.chars, measured.images);
+        manifest.history = {
+            messages: messages.length,
+            tokens: messages.reduce((sum, sized) => sum + estimate(sized.chars, sized.images), 0),
+            toolRounds: messages.filter(sized => sized.message.content.some(block => block.type === 'tool_result')).length
+        };
+        if (turn) {
+            manifest.task = { tokens: estimate(turn.chars, turn.images), images: turn.images };
+        }
+        if (manifest.estimate > manifest.limit) {
+            throw new QodeAssistError({
+                category: 'Validation',
+                message: `The conversation needs about ${manifest.estimate} tokens but this agent allows ${manifest.limit} (context window minus the reply). Summarize the chat to continue, or start a new one.`
+            });
+        }
+        if (manifest.estimate > manifest.limit * WARN_AT) {
+            manifest.warning = `The context is ${Math.round(100 * manifest.estimate / manifest.limit)}% full; older tool results and attachments will be elided, then the request refused. Summarize the chat soon.`;
+        }
+
+        const ctx: TemplateContext = {
+            system_prompt: systemPrompt,
+            history: messages.map(sized => sized.message),
+            files_metadata: input.completion?.files ?? [],
+            tools: [...input.tools],
+            ...(input.completion ? {
+                prefix: input.completion.prefix, suffix: input.completion.suffix,
+                language: input.completion.language, file_path: input.completion.filePath
+            } : {})
+        };
+        return { ctx, manifest, measured };
+    }
+
+    /** History → ctx messages: unsigned thinking and orphaned tool pairs filtered, stored content materialized. */
+    private async serialize(history: readonly HistoryMessage[], manifest: ContextManifest): Promise<Sized[]> {
+        const uses = new Set<string>();
+        const results = new Set<string>();
+        for (const message of history) {
+            for (const block of message.blocks) {
+                if (block.type === 'tool_use') {
+                    uses.add(block.id);
+                } else if (block.type === 'tool_result') {
+                    results.add(block.toolUseId);
+                }
+            }
+        }
+        const sized: Sized[] = [];
+        for (const message of history) {
+            const content: CtxBlock[] = [];
+            for (const block of message.blocks) {
+                const converted = await this.convert(block, uses, results, manifest);
+                if (converted) {
+                    content.push(converted);
+                }
+            }
+            if (content.length > 0) {
+                sized.push(measureMessage({ role: message.role, content }));
+            }
+        }
+        return sized;
+    }
+
+    private async convert(block: HistoryBlock, uses: Set<string>, results: Set<string>, manifest: ContextManifest): Promise<CtxBlock | undefined> {
+        switch (block.type) {
+            case 'text':
+                return { type: 'text', text: block.text };
+            case 'thinking':
+                if (!block.signature) {
+                    manifest.filters.push({ kind: 'unsigned_thinking', detail: `${block.text.length} chars` });
+                    return undefined;
+                }
+                return { type: 'thinking', thinking: block.text, signature: block.signature };
+            case 'redacted_thinking':
+                return { type: 'redacted_thinking', data: block.data };
+            case 'tool_use':
+                if (!results.has(block.id)) {
+                    manifest.filters.push({ kind: 'orphaned_tool_use', detail: `${block.name} ${block.id}` });
+                    return undefined;
+                }
+                return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+            case 'tool_result':
+                if (!uses.has(block.toolUseId)) {
+                    manifest.filters.push({ kind: 'orphaned_tool_result', detail: `${block.name} ${block.toolUseId}` });
+                    return undefined;
+                }
+                return { type: 'tool_result', tool_use_id: block.toolUseId, name: block.name, content: block.content, is_error: block.isError };
+            case 'image':
+            case 'attachment': {
+                const loaded = await this.loader.load(block.ref);
+                if (!loaded.ok) {
+                    manifest.filters.push({ kind: 'failed_load', detail: `${block.ref.name} (${loaded.reason})` });
+                    return { type: 'text', text: `[attachment unavailable: ${block.ref.name}]` };
+                }
+                return loaded.kind === 'image'
+                    ? { type: 'image', media_type: loaded.mediaType, data: loaded.data }
+                    : { type: 'text', text: `Attached file ${block.ref.name}:\n\`\`\`\n${loaded.text}\n\`\`\`` };
+            }
+            case 'skill_invocation':
+                return { type: 'text', text: `<skill name="${block.name}">\n${block.body}\n</skill>` };
+            case 'file_edit':
+            case 'completion':
+                // A UI record and the completion task: neither is conversation the model reads as messages.
+                return undefined;
+        }
+    }
+
+    /**
+     * Pinned blocks go at the front of the turn's typed user message (the last user message
+     * without tool results); failing that, after the leading tool results of the last user
+     * message; failing that, in a synthetic user message. Returns the turn's message.
+     */
+    private placePinned(messages: Sized[], pinned: readonly PinnedMaterialization[], manifest: ContextManifest, estimate: (chars: number) => number): Sized | undefined {
+        const blocks: CtxBlock[] = pinned.map(pin => ({ type: 'text', text: `${pin.label} (content as of this turn):\n${pin.text}` }));
+        for (const pin of pinned) {
+            manifest.pinned.push({ id: pin.id, label: pin.label, tokens: estimate(pin.text.length + pin.label.length) });
+        }
+        let index = findLastIndex(messages, sized => sized.message.role === 'user' && !sized.message.content.some(block => block.type === 'tool_result'));
+        if (index < 0) {
+            index = findLastIndex(messages, sized => sized.message.role === 'user');
+        }
+        if (index < 0) {
+            if (blocks.length === 0) {
+                return undefined;
+            }
+            messages.push(measureMessage({ role: 'user', content: blocks }));
+            return messages[messages.length - 1];
+        }
+        if (blocks.length > 0) {
+            const content = messages[index].message.content;
+            const leadingResults = content.findIndex(block => block.type !== 'tool_result');
+            const at = leadingResults < 0 ? content.length : leadingResults;
+            messages[index] = measureMessage({ role: 'user', content: [...content.slice(0, at), ...blocks, ...content.slice(at)] });
+        }
+        return messages[index];
+    }
+
+    /** Stage 1: old tool results; stage 2: old attachments and images. Oldest first, until it fits. */
+    private applyBudget(messages: Sized[], fixedChars: number, input: AssembleInput, manifest: ContextManifest, estimate: (chars: number, images?: number) => number): void {
+        // A running total, adjusted per replaced message: elision stays linear in the history length.
+        const running = this.measure(messages, fixedChars);
+        const total = () => estimate(running.chars, running.images);
+        const replace = (index: number, content: CtxBlock[]) => {
+            const before = messages[index];
+            const after = measureMessage({ role: before.message.role, content });
+            running.chars += after.chars - before.chars;
+            running.images += after.images - before.images;
+            messages[index] = after;
+        };
+        if (total() <= manifest.limit) {
+            return;
+        }
+        const keep = input.budget.keepRecentToolRounds ?? 2;
+        const rounds = messages.map((sized, index) => ({ sized, index })).filter(({ sized }) => sized.message.content.some(block => block.type === 'tool_result'));
+        for (const { index } of rounds.slice(0, Math.max(0, rounds.length - keep))) {
+            const content = messages[index].message.content.map((block): CtxBlock => {
+                if (block.type !== 'tool_result' || block.content.startsWith('[tool result elided')) {
+                    return block;
+                }
+                const tokens = estimate(block.content.length);
+                manifest.elisions.push({ kind: 'tool_result', detail: `${block.name} ${block.tool_use_id}`, tokens });
+                return { ...block, content: `[tool result elided — ${tokens} tokens]` };
+            });
+            replace(index, content);
+            if (total() <= manifest.limit) {
+                return;
+            }
+        }
+        const lastUser = findLastIndex(messages, sized => sized.message.role === 'user');
+        for (let index = 0; index < messages.length; index++) {
+            if (index === lastUser) {
+                continue;
+            }
+            let changed = false;
+            const content = messages[index].message.content.map((block): CtxBlock => {
+                if (block.type === 'image') {
+                    changed = true;
+                    manifest.elisions.push({ kind: 'image', detail: block.media_type, tokens: IMAGE_TOKENS });
+                    return { type: 'text', text: '[image elided to fit the context]' };
+                }
+                if (block.type === 'text' && block.text.startsWith('Attached file ')) {
+                    changed = true;
+                    const name = block.text.slice('Attached file '.length, block.text.indexOf(':'));
+                    const tokens = estimate(block.text.length);
+                    manifest.elisions.push({ kind: 'attachment', detail: name, tokens });
+                    return { type: 'text', text: `[attachment elided to fit the context: ${name}, ~${tokens} tokens]` };
+                }
+                return block;
+            });
+            if (changed) {
+                replace(index, content);
+                if (total() <= manifest.limit) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private measure(messages: readonly Sized[], fixedChars: number): EstimateInput {
+        let chars = fixedChars;
+        let images = 0;
+        for (const sized of messages) {
+            chars += sized.chars;
+            images += sized.images;
+        }
+        return { chars, images };
+    }
+}
+
+function measureMessage(message: CtxMessage): Sized {
+    let chars = 0;
+    let images = 0;
+    for (const block of message.content) {
+        switch (block.type) {
+            case 'text': chars += block.text.length; break;
+            case 'thinking': chars += block.thinking.length; break;
+            case 'redacted_thinking': chars += block.data.length; break;
+            case 'tool_use': chars += block.name.length + JSON.stringify(block.input).length; break;
+            case 'tool_result': chars += block.content.length; break;
+            case 'image': images++; break;
+        }
+    }
+    return { message, chars, images };
+}
+
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+    for (let index = items.length - 1; index >= 0; index--) {
+        if (predicate(items[index])) {
+            return index;
+        }
+    }
+    return -1;
+}

@@ -102,7 +102,12 @@ describe('ContextAssembler', () => {
         assert.equal(manifest.limit, 1_600);
         assert.equal(manifest.estimate, 4 + 4 * 19 + 2 * 500 + 2 * 33);
         assert.deepEqual(manifest.history, { messages: 9, tokens: manifest.estimate, toolRounds: 4 });
-        assert.match(manifest.warning ?? '', /% full/);
+        assert.equal(manifest.warning, undefined, '72% full: no warning yet');
+    });
+
+    it('warns before the budget refuses', async () => {
+        const { manifest } = await assembler().assemble(input({ history: [user('x'.repeat(900))], budget: { contextWindow: 1_100, maxOutputTokens: 100 } }));
+        assert.equal(manifest.warning, 'The context is 90% full; older tool results and attachments will be elided, then the request refused. Summarize the chat soon.');
     });
 
     it('then elides old images, never the ones in the current turn', async () => {

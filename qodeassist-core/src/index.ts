@@ -40,3 +40,4 @@ export * from './context/token-estimator';
 export * from './context/content-loader';
 export * from './context/context-manifest';
 export * from './context/context-assembler';
+export * from './session/session-manager';

@@ -28,6 +28,8 @@ export interface ResolvedAgent {
     enableTools: boolean;
     enableThinking: boolean;
     contextWindow: number;
+    /** The reply reserve the budget keeps free, read from the rendered body (max_tokens and its cousins). */
+    maxOutputTokens: number;
     match: { file: string[]; path: string[]; project: string[] };
     renderSystemPrompt(): string;
     /** The request body for a context; throws BodyTemplateError on a template failure. */
@@ -173,7 +175,7 @@ function resolveAgent(
     const agent: ResolvedAgent = {
         name, description: profile.description, file: source.file, provider, model, endpoint: profile.endpoint,
         url: endpointUrl(provider.url, profile.endpoint, model), protocol,
-        enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, contextWindow: profile.context_window,
+        enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, contextWindow: profile.context_window, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
         match: { file: profile.match?.file ?? [], path: profile.match?.path ?? [], project: profile.match?.project ?? [] },
         renderSystemPrompt: () => renderSync(systemPrompt, { model, agent: agentFacts }).trim(),
         renderBody: ctx => body.render({ ctx, model, agent: agentFacts, tools: ctx.tools } satisfies TemplateVariablesFor)
@@ -194,6 +196,7 @@ function resolveAgent(
         reportTemplateError(error, report);
         return undefined;
     }
+    agent.maxOutputTokens = maxOutputTokensOf(rendered) ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, Math.floor(profile.context_window / 4));
     const shape = REQUEST_SHAPES[protocol].safeParse(rendered);
     if (!shape.success) {
         for (const issue of shape.error.issues) {
@@ -204,6 +207,19 @@ function resolveAgent(
         return undefined;
     }
     return agent;
+}
+
+const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/** The reply limit a body sets, under whichever name its protocol uses. */
+export function maxOutputTokensOf(body: Record<string, unknown>): number | undefined {
+    const nested = (key: string) => (body[key] && typeof body[key] === 'object' ? body[key] as Record<string, unknown> : {});
+    const candidates = [
+        body.max_tokens, body.max_completion_tokens, body.max_output_tokens, body.n_predict,
+        nested('generationConfig').maxOutputTokens, nested('options').num_predict
+    ];
+    const value = candidates.find(candidate => typeof candidate === 'number' && candidate > 0);
+    return value as number | undefined;
 }
 
 function cleanMessage(error: unknown): string {

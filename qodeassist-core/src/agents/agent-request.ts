@@ -1,6 +1,7 @@
 import { ResolvedAgent } from './agent-factory';
 import { environmentVariableFor, SecretsStore } from '../config/secrets-store';
 import { TemplateContext } from '../prompt/template-context';
+import { SessionAgent } from '../session/session';
 import { authHeaders, ClientApi } from '../wire/client-apis';
 import { QodeAssistError } from '../wire/error-info';
 import { WIRE_PROTOCOLS, WireProtocol } from '../wire/wire-protocols';
@@ -37,6 +38,16 @@ export async function prepareAgentTarget(agent: ResolvedAgent, secrets: SecretsS
         url: agent.url,
         headers: authHeaders(instance.client_api, key),
         secrets: key ? [key] : [],
+        renderBody: ctx => agent.renderBody(ctx)
+    };
+}
+
+/** A ready SessionAgent for a resolved agent: what a Session needs, the key resolved here. */
+export async function sessionAgentFor(agent: ResolvedAgent, secrets: SecretsStore): Promise<SessionAgent> {
+    const target = await prepareAgentTarget(agent, secrets);
+    return {
+        name: agent.name, model: agent.model, protocol: target.protocol, url: target.url, headers: target.headers, secrets: target.secrets,
+        contextWindow: agent.contextWindow, maxOutputTokens: agent.maxOutputTokens, systemPrompt: agent.renderSystemPrompt(),
         renderBody: ctx => agent.renderBody(ctx)
     };
 }

@@ -1,3 +1,4 @@
+import { ContextManifest } from '../context/context-manifest';
 import { ErrorInfo } from '../wire/error-info';
 import { RequestId, ResponseEvent, StopReason } from '../wire/events';
 
@@ -7,6 +8,13 @@ export interface RequestStarted {
     /** The agent and model answering, for the UI. */
     agent?: string;
     model?: string;
+}
+
+/** What the assembler put into this request: the token counter and the manifest popover read it. */
+export interface ManifestEvent {
+    type: 'Manifest';
+    requestId: RequestId;
+    manifest: ContextManifest;
 }
 
 export interface RequestFinished {
@@ -27,7 +35,7 @@ export interface RequestCancelled {
 }
 
 /** What a session tells its owner: the wire events of a request, framed by its start and exactly one terminal event. */
-export type SessionEvent = RequestStarted | ResponseEvent | RequestFinished | RequestFailed | RequestCancelled;
+export type SessionEvent = RequestStarted | ManifestEvent | ResponseEvent | RequestFinished | RequestFailed | RequestCancelled;
 
 export type TerminalEvent = RequestFinished | RequestFailed | RequestCancelled;
 

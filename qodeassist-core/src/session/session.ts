@@ -1,60 +1,131 @@
 import { randomUUID } from 'node:crypto';
-import { TemplateContext } from '../prompt/template-context';
-import { AssistantTurn } from '../wire/assistant-turn';
+import { CompletionInput, ContextAssembler, PinnedMaterialization, SystemLayer } from '../context/context-assembler';
+import { EstimateInput, TokenEstimator } from '../context/token-estimator';
+import { CtxTool, TemplateContext } from '../prompt/template-context';
+import { AssistantTurn, ToolResultInput } from '../wire/assistant-turn';
 import { CancelledError, toErrorInfo } from '../wire/error-info';
-import { RequestId } from '../wire/events';
-import { streamWire, WireRequest } from '../wire/wire-client';
+import { RequestId, Usage } from '../wire/events';
+import { ToolExecutor, ToolLoopRunner } from '../wire/tool-loop-runner';
+import { EventBatch, streamWire, WireRequest } from '../wire/wire-client';
 import { WireProtocol } from '../wire/wire-protocols';
+import { HistoryBlock, historyBlocksOf, HistoryMessage, MessageUsage } from './conversation-history';
 import { SessionEvent } from './session-events';
 
-export interface ChatTurn {
-    role: 'user' | 'assistant';
-    text: string;
-}
-
-/** Where a request goes and how its body is made: resolved by the caller from configuration, the key already in the headers. */
-export interface SessionTarget {
+/** The agent a session talks to, resolved by the caller: its key is already in the headers. */
+export interface SessionAgent {
+    name: string;
+    model: string;
     protocol: WireProtocol;
     url: string;
     headers: Record<string, string>;
     /** Secret values to redact from every error. */
     secrets: readonly string[];
+    contextWindow: number;
+    maxOutputTokens: number;
+    /** The rendered TOML system_prompt: the `agent.system` layer. */
     systemPrompt: string;
     renderBody(ctx: TemplateContext): Record<string, unknown>;
-    /** For the UI: which agent and model answer. */
-    agentName?: string;
-    model?: string;
 }
 
+export interface SessionServices {
+    assembler: ContextAssembler;
+    estimator: TokenEstimator;
+    /** Runs the model's tool calls; without it, tool policies are ignored. */
+    tools?: ToolExecutor;
+    maxToolRounds?: number;
+}
+
+export interface ToolPolicy {
+    /** Offer these tools to the model this turn (empty or absent: none). */
+    tools?: readonly CtxTool[];
+}
+
+/** Produces a pinned block at every send (e.g. a linked file read now); undefined to skip this time. */
+export type PinnedProvider = () => Promise<PinnedMaterialization | undefined>;
+
 /**
- * One conversation. `send` is the only entry point; at most one request is in flight
- * and a new `send` cancels it first. Every request ends in exactly one of
- * Finished / Failed / Cancelled, and an assistant turn joins the history only when
- * the request finished. Events leave in batches, as they arrived from the network.
+ * One conversation: the history (typed blocks, the single source of truth), the system
+ * layers, the pinned providers, the request in flight and its tool loop. `send` is the
+ * only entry point; a new `send` cancels the request in flight first. Every request ends
+ * in exactly one of Finished / Failed / Cancelled. Completed tool rounds stay in the
+ * history even when a later round fails or is cancelled, so pairs are never broken.
  */
 export class Session {
-    private readonly turns: ChatTurn[] = [];
+    private readonly messages: HistoryMessage[] = [];
+    private readonly layers = new Map<string, string>();
+    private readonly pins = new Map<string, PinnedProvider>();
     private inFlight: { requestId: RequestId; controller: AbortController; done: Promise<void> } | undefined;
+
+    private listener: (events: readonly SessionEvent[]) => void;
 
     constructor(
         readonly id: string,
-        private readonly emit: (events: readonly SessionEvent[]) => void
-    ) { }
+        readonly agent: SessionAgent,
+        private readonly services: SessionServices,
+        listener: (events: readonly SessionEvent[]) => void = () => undefined
+    ) {
+        this.listener = listener;
+        this.layers.set('agent.system', agent.systemPrompt);
+    }
 
-    get history(): readonly ChatTurn[] {
-        return this.turns;
+    /** Who hears this session's events (a pooled session gets a new listener when acquired). */
+    listen(listener: (events: readonly SessionEvent[]) => void): void {
+        this.listener = listener;
+    }
+
+    private emit(events: readonly SessionEvent[]): void {
+        this.listener(events);
+    }
+
+    get history(): readonly HistoryMessage[] {
+        return this.messages;
     }
 
     get busy(): boolean {
         return this.inFlight !== undefined;
     }
 
-    async send(text: string, target: SessionTarget): Promise<RequestId> {
+    /** A system layer (`env.project`, `skills.catalog`, a pipeline's own layer…); placement is the assembler's. */
+    setLayer(name: string, text: string): void {
+        this.layers.set(name, text);
+    }
+
+    removeLayer(name: string): void {
+        this.layers.delete(name);
+    }
+
+    pinContext(id: string, provider: PinnedProvider): void {
+        this.pins.set(id, provider);
+    }
+
+    unpinContext(id: string): void {
+        this.pins.delete(id);
+    }
+
+    /** Seeds the history, e.g. from a saved chat or a summary. Only while idle. */
+    restore(history: readonly HistoryMessage[]): void {
+        if (this.busy) {
+            throw new Error('Cannot restore a history while a request is in flight.');
+        }
+        this.messages.splice(0, this.messages.length, ...history);
+    }
+
+    /** Back to an empty conversation with only the agent's layer: what a pooled session looks like when acquired. */
+    reset(): void {
+        this.restore([]);
+        this.layers.clear();
+        this.layers.set('agent.system', this.agent.systemPrompt);
+        this.pins.clear();
+    }
+
+    async send(blocks: readonly HistoryBlock[], policy: ToolPolicy = {}, completion?: CompletionInput): Promise<RequestId> {
         await this.cancel();
         const requestId = randomUUID();
         const controller = new AbortController();
-        this.turns.push({ role: 'user', text });
-        const done = this.run(requestId, controller.signal, target);
+        if (blocks.length > 0) {
+            this.messages.push({ role: 'user', blocks: [...blocks] });
+        }
+        const done = this.run(requestId, controller.signal, policy, completion);
         this.inFlight = { requestId, controller, done };
         done.finally(() => {
             if (this.inFlight?.requestId === requestId) {
@@ -73,46 +144,28 @@ export class Session {
         }
     }
 
-    /** The template context of the next request; the ContextAssembler takes this job over. */
-    private context(target: SessionTarget): TemplateContext {
-        return {
-            system_prompt: target.systemPrompt,
-            history: this.turns.map(turn => ({ role: turn.role, content: [{ type: 'text', text: turn.text }] })),
-            files_metadata: [],
-            tools: []
-        };
-    }
-
-    private async run(requestId: RequestId, signal: AbortSignal, target: SessionTarget): Promise<void> {
-        this.emit([{ type: 'RequestStarted', requestId, agent: target.agentName, model: target.model }]);
-        let answer = '';
+    private async run(requestId: RequestId, signal: AbortSignal, policy: ToolPolicy, completion: CompletionInput | undefined): Promise<void> {
+        this.emit([{ type: 'RequestStarted', requestId, agent: this.agent.name, model: this.agent.model }]);
         try {
-            const request: WireRequest = {
-                requestId, url: target.url, headers: target.headers, body: target.renderBody(this.context(target)), signal, secrets: target.secrets
-            };
-            const stream = streamWire(target.protocol, request);
-            for (;;) {
-                const next = await stream.next();
-                if (signal.aborted) {
-                    await stream.return(undefined);
-                    throw new CancelledError();
-                }
-                if (next.done) {
-                    this.emit([this.terminal(requestId, next.value, answer)]);
-                    return;
-                }
-                const batch: SessionEvent[] = next.value;
-                for (const event of next.value) {
-                    if (event.type === 'TextDelta') {
-                        answer += event.text;
-                    } else if (event.type === 'Error') {
-                        await stream.return(undefined);
-                        this.emit([...batch, { type: 'Failed', requestId, error: event.error }]);
-                        return;
-                    }
-                }
-                this.emit(batch);
+            const pinned = await this.materializePins();
+            const tools = this.services.tools ? [...policy.tools ?? []] : [];
+            const assembly = await this.services.assembler.assemble({
+                layers: [...this.layers].map(([name, text]): SystemLayer => ({ name, text })),
+                history: this.messages, pinned, tools, completion,
+                budget: { contextWindow: this.agent.contextWindow, maxOutputTokens: this.agent.maxOutputTokens },
+                estimatorKey: this.estimatorKey
+            });
+            this.emit([{ type: 'Manifest', requestId, manifest: assembly.manifest }]);
+            if (signal.aborted) {
+                throw new CancelledError();
             }
+            const request: WireRequest = {
+                requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(assembly.ctx), signal, secrets: this.agent.secrets
+            };
+            const stream = tools.length > 0 && this.services.tools
+                ? new ToolLoopRunner(this.services.tools, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, (turn, results) => this.recordRound(turn, results))
+                : streamWire(this.agent.protocol, request);
+            await this.consume(requestId, stream, signal, assembly.measured);
         } catch (error) {
             if (error instanceof CancelledError || signal.aborted) {
                 this.emit([{ type: 'Cancelled', requestId }]);
@@ -122,11 +175,69 @@ export class Session {
         }
     }
 
-    private terminal(requestId: RequestId, turn: AssistantTurn | undefined, answer: string): SessionEvent {
+    private async consume(requestId: RequestId, stream: AsyncGenerator<EventBatch, AssistantTurn | undefined>, signal: AbortSignal, measured: EstimateInput): Promise<void> {
+        let usage: MessageUsage | undefined;
+        for (;;) {
+            const next = await stream.next();
+            if (signal.aborted) {
+                await stream.return(undefined);
+                throw new CancelledError();
+            }
+            if (next.done) {
+                this.emit([this.finish(requestId, next.value, usage)]);
+                return;
+            }
+            const batch: SessionEvent[] = next.value;
+            for (const event of next.value) {
+                if (event.type === 'Usage') {
+                    usage = usageOf(event);
+                    this.services.estimator.calibrate(this.estimatorKey, measured, event.inputTokens);
+                } else if (event.type === 'Error') {
+                    await stream.return(undefined);
+                    this.emit([...batch, { type: 'Failed', requestId, error: event.error }]);
+                    return;
+                }
+            }
+            this.emit(batch);
+        }
+    }
+
+    private recordRound(turn: AssistantTurn, results: readonly ToolResultInput[]): void {
+        this.messages.push({ role: 'assistant', blocks: historyBlocksOf(turn.blocks) });
+        this.messages.push({
+            role: 'user',
+            blocks: results.map(result => ({ type: 'tool_result', toolUseId: result.callId, name: result.name, content: result.content, isError: result.isError }))
+        });
+    }
+
+    private finish(requestId: RequestId, turn: AssistantTurn | undefined, usage: MessageUsage | undefined): SessionEvent {
         if (!turn) {
             return { type: 'Failed', requestId, error: { category: 'Provider', message: 'The provider stream ended without a final event. Try again.' } };
         }
-        this.turns.push({ role: 'assistant', text: answer });
+        this.messages.push({ role: 'assistant', blocks: historyBlocksOf(turn.blocks), ...(usage ? { usage } : {}) });
         return { type: 'Finished', requestId, stopReason: turn.stopReason };
     }
+
+    private async materializePins(): Promise<PinnedMaterialization[]> {
+        const pinned: PinnedMaterialization[] = [];
+        for (const provider of this.pins.values()) {
+            const block = await provider();
+            if (block) {
+                pinned.push(block);
+            }
+        }
+        return pinned;
+    }
+
+    private get estimatorKey(): string {
+        return `${this.agent.url}|${this.agent.model}`;
+    }
+}
+
+function usageOf(event: Usage): MessageUsage {
+    return {
+        inputTokens: event.inputTokens, outputTokens: event.outputTokens,
+        ...(event.cachedTokens !== undefined ? { cachedTokens: event.cachedTokens } : {}),
+        ...(event.reasoningTokens !== undefined ? { reasoningTokens: event.reasoningTokens } : {})
+    };
 }

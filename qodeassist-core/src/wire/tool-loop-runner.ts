@@ -40,7 +40,13 @@ export class ToolLoopRunner {
         return [...this.loops.keys()];
     }
 
-    async *run(protocol: WireProtocol, request: WireRequest): AsyncGenerator<EventBatch, AssistantTurn | undefined> {
+    /**
+     * Streams the request and every continuation. `onRound` hears each completed tool
+     * round (the assistant turn that asked and the results it got), in order.
+     */
+    async *run(
+        protocol: WireProtocol, request: WireRequest, onRound?: (turn: AssistantTurn, results: readonly ToolResultInput[]) => void
+    ): AsyncGenerator<EventBatch, AssistantTurn | undefined> {
         const { requestId } = request;
         if (this.loops.has(requestId)) {
             throw new Error(`A tool loop for request ${requestId} is already running.`);
@@ -67,6 +73,7 @@ export class ToolLoopRunner {
                     const result = yield* this.execute(call, request);
                     results.push(result);
                 }
+                onRound?.(turn, results);
                 const next = protocol.buildContinuation?.(payload, turn, results);
                 if (!next) {
                     yield [this.error(requestId, {

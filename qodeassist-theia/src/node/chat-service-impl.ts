@@ -1,6 +1,6 @@
 import {
-    ConfigurationService, defaultConfigRoots, EnvironmentSecretsStore, environmentVariableFor, pickAgent, prepareAgentTarget, QodeAssistError,
-    ResolvedAgent, SecretsStore, Session, SessionEvent, SessionTarget, toErrorInfo
+    ConfigurationService, ContentLoader, ContextAssembler, defaultConfigRoots, EnvironmentSecretsStore, environmentVariableFor, pickAgent,
+    QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, sessionAgentFor, TokenEstimator, toErrorInfo
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { randomUUID } from 'node:crypto';
@@ -36,13 +36,19 @@ export class WorkspaceConfigurations implements ConfigurationProvider {
     }
 }
 
+interface Chat {
+    session?: Session;
+}
+
 /** The chat sessions of one frontend connection; everything is cancelled when the connection closes. */
 @injectable()
 export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     private client: QodeAssistChatClient | undefined;
-    private readonly sessions = new Map<string, Session>();
-    /** The agent answering each session's current request, to say where its key comes from. */
-    private readonly answering = new Map<string, ResolvedAgent>();
+    private readonly chats = new Map<string, Chat>();
+    private readonly managers = new Map<ConfigurationService, SessionManager>();
+    private readonly estimator = new TokenEstimator();
+    private readonly assembler = new ContextAssembler(this.estimator, new ContentLoader());
+    private readonly stopWatching: Array<() => void> = [];
 
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
@@ -54,87 +60,116 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     }
 
     async openSession(): Promise<string> {
-        const sessionId = randomUUID();
-        this.sessions.set(sessionId, new Session(sessionId, events => this.client?.onSessionEvents(sessionId, events.map(event => this.explain(sessionId, event)))));
-        return sessionId;
+        const chatId = randomUUID();
+        this.chats.set(chatId, {});
+        return chatId;
     }
 
-    async send(sessionId: string, text: string, options: ChatSendOptions): Promise<string> {
-        const session = this.sessionFor(sessionId);
-        let target: SessionTarget;
+    async send(chatId: string, text: string, options: ChatSendOptions): Promise<string> {
+        const chat = this.chatFor(chatId);
         try {
-            target = await this.targetFor(sessionId, options);
+            const configurationService = this.configurations.forWorkspace(options.workspacePath);
+            const agent = this.agentFor(configurationService, options);
+            if (chat.session?.agent.name !== agent.name) {
+                // Another agent answers from now on: the conversation moves with the chat. Acquire first, so a
+                // failure (a missing key) leaves the chat and its history as they were.
+                const session = await this.managerFor(configurationService).acquire(agent.name, events => this.forward(chatId, agent, events));
+                const previous = chat.session;
+                session.restore(previous?.history ?? []);
+                chat.session = session;
+                if (previous) {
+                    await this.managerFor(configurationService).release(previous);
+                }
+            }
+            return await chat.session.send([{ type: 'text', text }]);
         } catch (error) {
             // Nothing was sent: report it as a failed request so the chat shows it like any other.
             const requestId = randomUUID();
-            this.client?.onSessionEvents(sessionId, [
-                { type: 'RequestStarted', requestId },
-                { type: 'Failed', requestId, error: toErrorInfo(error) }
-            ]);
+            this.client?.onSessionEvents(chatId, [{ type: 'RequestStarted', requestId }, { type: 'Failed', requestId, error: toErrorInfo(error) }]);
             return requestId;
         }
-        return session.send(text, target);
     }
 
-    /** An Auth failure names the variable the key is read from: the provider's own message cannot know it. */
-    private explain(sessionId: string, event: SessionEvent): SessionEvent {
-        const agent = this.answering.get(sessionId);
-        if (event.type !== 'Failed' || event.error.category !== 'Auth' || !agent || event.error.message.includes('environment variable')) {
-            return event;
-        }
-        const ref = agent.provider.instance.api_key_ref ?? agent.provider.instance.name;
-        return {
-            ...event,
-            error: { ...event.error, message: `${event.error.message} The key of provider "${agent.provider.instance.name}" is read from the environment variable ${environmentVariableFor(ref)}.` }
-        };
+    async cancel(chatId: string): Promise<void> {
+        await this.chats.get(chatId)?.session?.cancel();
     }
 
-    async cancel(sessionId: string): Promise<void> {
-        await this.sessions.get(sessionId)?.cancel();
-    }
-
-    async closeSession(sessionId: string): Promise<void> {
-        const session = this.sessions.get(sessionId);
-        this.sessions.delete(sessionId);
-        this.answering.delete(sessionId);
-        await session?.cancel();
+    async closeSession(chatId: string): Promise<void> {
+        const chat = this.chats.get(chatId);
+        this.chats.delete(chatId);
+        await chat?.session?.cancel();
     }
 
     dispose(): void {
-        for (const session of this.sessions.values()) {
-            void session.cancel();
+        for (const chat of this.chats.values()) {
+            void chat.session?.cancel();
         }
-        this.sessions.clear();
+        this.chats.clear();
+        for (const stop of this.stopWatching.splice(0)) {
+            stop();
+        }
         this.client = undefined;
     }
 
-    /** The chat roster's agent for this workspace (or the one the user chose), with its key resolved here. */
-    private async targetFor(sessionId: string, options: ChatSendOptions): Promise<SessionTarget> {
-        const configuration = this.configurations.forWorkspace(options.workspacePath).current;
+    private forward(chatId: string, agent: ResolvedAgent, events: readonly SessionEvent[]): void {
+        this.client?.onSessionEvents(chatId, events.map(event => explainAuthFailure(agent, event)));
+    }
+
+    /** The agent the user chose, or the chat roster's first that fits. */
+    private agentFor(configurationService: ConfigurationService, options: ChatSendOptions): ResolvedAgent {
+        const configuration = configurationService.current;
         const agent = options.agent
             ? configuration.agents.get(options.agent)
             : pickAgent(configuration, 'chat', { file: options.file, project: options.project });
-        if (!agent) {
-            const errors = configuration.issues.filter(issue => issue.severity === 'error').length;
-            throw new QodeAssistError({
-                category: 'Config',
-                message: options.agent
-                    ? `There is no agent named "${options.agent}". Pick another in the QodeAssist settings (qodeassist.chat.agent).`
-                    : `No chat agent is available: the chat roster is empty or none of its agents fits this file.${errors ? ` The configuration has ${errors} error(s); fix them first.` : ''} Add an agent to [chat] in .qodeassist/agents/rosters.toml.`
-            });
+        if (agent) {
+            return agent;
         }
-        this.answering.set(sessionId, agent);
-        const prepared = await prepareAgentTarget(agent, this.secrets);
-        return { ...prepared, systemPrompt: agent.renderSystemPrompt(), agentName: agent.name, model: agent.model };
+        const errors = configuration.issues.filter(issue => issue.severity === 'error').length;
+        throw new QodeAssistError({
+            category: 'Config',
+            message: options.agent
+                ? `There is no agent named "${options.agent}". Pick another in the QodeAssist settings (qodeassist.chat.agent).`
+                : `No chat agent is available: the chat roster is empty or none of its agents fits this file.${errors ? ` The configuration has ${errors} error(s); fix them first.` : ''} Add an agent to [chat] in .qodeassist/agents/rosters.toml.`
+        });
     }
 
-    private sessionFor(sessionId: string): Session {
-        const session = this.sessions.get(sessionId);
-        if (!session) {
-            throw new Error(`No QodeAssist chat session ${sessionId}; it was closed or the backend restarted. Start a new chat.`);
+    /** One session pool per configuration, emptied whenever that configuration changes. */
+    private managerFor(configurationService: ConfigurationService): SessionManager {
+        let manager = this.managers.get(configurationService);
+        if (!manager) {
+            const created = new SessionManager(async name => {
+                const agent = configurationService.current.agents.get(name);
+                if (!agent) {
+                    throw new QodeAssistError({ category: 'Config', message: `The agent "${name}" is no longer configured.` });
+                }
+                return sessionAgentFor(agent, this.secrets);
+            }, { assembler: this.assembler, estimator: this.estimator });
+            this.stopWatching.push(configurationService.onDidChange(() => created.clear()));
+            this.managers.set(configurationService, created);
+            manager = created;
         }
-        return session;
+        return manager;
     }
+
+    private chatFor(chatId: string): Chat {
+        const chat = this.chats.get(chatId);
+        if (!chat) {
+            throw new Error(`No QodeAssist chat session ${chatId}; it was closed or the backend restarted. Start a new chat.`);
+        }
+        return chat;
+    }
+}
+
+/** An Auth failure names the variable the key is read from: the provider's own message cannot know it. */
+function explainAuthFailure(agent: ResolvedAgent, event: SessionEvent): SessionEvent {
+    if (event.type !== 'Failed' || event.error.category !== 'Auth' || event.error.message.includes('environment variable')) {
+        return event;
+    }
+    const ref = agent.provider.instance.api_key_ref ?? agent.provider.instance.name;
+    return {
+        ...event,
+        error: { ...event.error, message: `${event.error.message} The key of provider "${agent.provider.instance.name}" is read from the environment variable ${environmentVariableFor(ref)}.` }
+    };
 }
 
 export function defaultSecretsStore(): SecretsStore {

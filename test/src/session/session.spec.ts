@@ -1,15 +1,22 @@
 import * as assert from 'node:assert/strict';
-import { EnvironmentSecretsStore, prepareAgentTarget, Session, SessionEvent, SessionTarget } from '@qodeassist/core';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+    ContentLoader, ContextAssembler, EnvironmentSecretsStore, HistoryBlock, Session, SessionAgent, sessionAgentFor, SessionEvent, SessionManager,
+    SessionServices, TokenEstimator, ToolCall
+} from '@qodeassist/core';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_AGENTS, FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+
+const text = (value: string): HistoryBlock[] => [{ type: 'text', text: value }];
+const READ_FILE = { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
 
 describe('Session over configured agents and the fake provider', () => {
     const server = new FakeProviderServer();
     const fixture = new ConfigFixture();
     const secrets = new EnvironmentSecretsStore(FAKE_KEYS);
     let events: SessionEvent[];
-    let session: Session;
 
     before(async () => {
         await server.start();
@@ -22,17 +29,16 @@ describe('Session over configured agents and the fake provider', () => {
     beforeEach(() => {
         server.reset();
         events = [];
-        session = new Session('s1', batch => events.push(...batch));
     });
 
-    async function target(agentName: string): Promise<SessionTarget> {
-        const agent = fixture.load().agents.get(agentName)!;
-        const prepared = await prepareAgentTarget(agent, secrets);
-        return { ...prepared, systemPrompt: agent.renderSystemPrompt(), agentName: agent.name, model: agent.model };
-    }
-
+    const services = (overrides: Partial<SessionServices> = {}): SessionServices => {
+        const estimator = new TokenEstimator();
+        return { assembler: new ContextAssembler(estimator, new ContentLoader()), estimator, ...overrides };
+    };
+    const agentNamed = (name: string): Promise<SessionAgent> => sessionAgentFor(fixture.load().agents.get(name)!, secrets);
+    const open = async (name: string, overrides: Partial<SessionServices> = {}) => new Session('s1', await agentNamed(name), services(overrides), batch => events.push(...batch));
     const terminals = () => events.filter(event => ['Finished', 'Failed', 'Cancelled'].includes(event.type));
-    const settle = async () => {
+    const settle = async (session: Session) => {
         while (session.busy) {
             await new Promise(resolve => setTimeout(resolve, 5));
         }
@@ -40,57 +46,133 @@ describe('Session over configured agents and the fake provider', () => {
 
     for (const fake of FAKE_AGENTS) {
         it(`${fake.protocol}: keeps a multi-turn history and sends it back in the protocol's shape`, async () => {
-            const chosen = await target(fake.agent);
-            const first = await session.send('hello', chosen);
-            await settle();
-            await session.send('and again', chosen);
-            await settle();
+            const session = await open(fake.agent);
+            const first = await session.send(text('hello'));
+            await settle(session);
+            await session.send(text('and again'));
+            await settle(session);
             assert.deepEqual(events[0], { type: 'RequestStarted', requestId: first, agent: fake.agent, model: 'fake-model' });
+            assert.equal(events[1].type, 'Manifest');
             assert.deepEqual(terminals().map(event => event.type), ['Finished', 'Finished']);
-            assert.deepEqual(session.history.map(turn => turn.text), ['hello', 'Hello! How can I help you today?', 'and again', 'Hello! How can I help you today?']);
+            assert.deepEqual(session.history.map(message => [message.role, message.blocks]), [
+                ['user', text('hello')], ['assistant', text('Hello! How can I help you today?')],
+                ['user', text('and again')], ['assistant', text('Hello! How can I help you today?')]
+            ]);
+            assert.ok(session.history[1].usage && session.history[1].usage.inputTokens > 0, 'usage is recorded on the answer');
             const second = server.requests[1].body;
             assert.equal(server.requests[1].protocol, fake.protocol);
-            for (const text of ['hello', 'Hello! How can I help you today?', 'and again', 'You are QodeAssist, an expert software developer']) {
-                assert.ok(second.includes(text), `${text} missing from ${second}`);
+            for (const expected of ['hello', 'Hello! How can I help you today?', 'and again', 'You are QodeAssist, an expert software developer']) {
+                assert.ok(second.includes(expected), `${expected} missing from ${second}`);
             }
         });
     }
 
-    it('cancel ends the request with one Cancelled event and no assistant turn', async () => {
+    it('runs the tool loop, records each round in history, and keeps pinned context byte-identical inside a turn', async () => {
+        const linked = join(fixture.root, 'linked.ts');
+        writeFileSync(linked, 'export const version = 1;');
+        const calls: ToolCall[] = [];
+        const session = await open('fake-openai', { tools: { execute: async call => { calls.push(call); return { content: `weather in ${String(call.arguments.city)}: sunny` }; } } });
+        session.pinContext('linked', async () => ({ id: 'linked', label: 'Linked file linked.ts', text: readFileSync(linked, 'utf8') }));
+        server.enqueue({ kind: 'replay', fixture: 'openai-chat/reasoning-tool-calls.sse' });
+        await session.send(text('weather?'), { tools: [READ_FILE] });
+        await settle(session);
+        assert.deepEqual(terminals().map(event => event.type), ['Finished']);
+        assert.deepEqual(calls.map(call => call.arguments), [{ city: 'Paris' }, { city: 'Berlin – Mitte' }]);
+        assert.deepEqual(session.history.map(message => [message.role, message.blocks.map(block => block.type)]), [
+            ['user', ['text']], ['assistant', ['thinking', 'tool_use', 'tool_use']], ['user', ['tool_result', 'tool_result']], ['assistant', ['text']]
+        ]);
+        const [round1, round2] = server.requests.map(request => JSON.parse(request.body));
+        assert.deepEqual(round2.messages.slice(0, round1.messages.length), round1.messages, 'the continuation replays the first request unchanged');
+        assert.match(round1.messages[1].content[0].text, /Linked file linked.ts \(content as of this turn\):\nexport const version = 1;/);
+
+        writeFileSync(linked, 'export const version = 2;');
+        await session.send(text('and now?'));
+        await settle(session);
+        const round3 = JSON.parse(server.requests[2].body);
+        const turnMessage = round3.messages.at(-1);
+        assert.match(turnMessage.content[0].text, /version = 2/, 'the next send re-reads the pinned file');
+        assert.ok(!JSON.stringify(round3.messages.slice(0, -1)).includes('Linked file'), 'pinned content is not stored in history');
+    });
+
+    it('cancel during the stream ends with one Cancelled event and no assistant turn', async () => {
+        const session = await open('fake-openai');
         server.enqueue({ kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 30 });
-        await session.send('long one', await target('fake-openai'));
+        await session.send(text('long one'));
         while (!events.some(event => event.type === 'TextDelta')) {
             await new Promise(resolve => setTimeout(resolve, 5));
         }
         await session.cancel();
         assert.deepEqual(terminals().map(event => event.type), ['Cancelled']);
         assert.equal(await server.requests[0].ended, 'aborted-by-client');
-        assert.deepEqual(session.history.map(turn => turn.role), ['user']);
+        assert.deepEqual(session.history.map(message => message.role), ['user']);
+    });
+
+    it('cancel during tool execution ends with Cancelled and leaves no broken tool pair', async () => {
+        const holder: { session?: Session } = {};
+        const session = await open('fake-openai', {
+            tools: { execute: async () => { void holder.session?.cancel(); await new Promise(resolve => setTimeout(resolve, 20)); return { content: 'late' }; } }
+        });
+        holder.session = session;
+        server.enqueue({ kind: 'replay', fixture: 'openai-chat/reasoning-tool-calls.sse' });
+        await session.send(text('weather?'), { tools: [READ_FILE] });
+        await settle(session);
+        assert.deepEqual(terminals().map(event => event.type), ['Cancelled']);
+        assert.equal(server.requests.length, 1);
+        assert.deepEqual(session.history.map(message => message.role), ['user']);
     });
 
     it('send while in flight cancels the previous request first', async () => {
+        const session = await open('fake-openai');
         server.when({ promptIncludes: 'slow', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 30 } });
-        const chosen = await target('fake-openai');
-        const first = await session.send('slow', chosen);
-        const second = await session.send('fast', chosen);
-        await settle();
+        const first = await session.send(text('slow'));
+        const second = await session.send(text('fast'));
+        await settle(session);
         assert.deepEqual(terminals().map(event => [event.type, event.requestId]), [['Cancelled', first], ['Finished', second]]);
     });
 
+    it('refuses an over-budget conversation with a Validation failure before sending', async () => {
+        const session = await open('fake-ollama');
+        await session.send(text('x'.repeat(200_000)));
+        await settle(session);
+        const terminal = terminals()[0];
+        assert.ok(terminal.type === 'Failed' && terminal.error.category === 'Validation', JSON.stringify(terminal));
+        assert.equal(server.requests.length, 0);
+    });
+
     it('a provider error becomes one Failed event, the key redacted', async () => {
+        const session = await open('fake-claude');
         server.enqueue({ kind: 'status', status: 401, body: `{"error":{"message":"bad key ${FAKE_KEYS.FAKE_CLAUDE_API_KEY}"}}` });
-        await session.send('hi', await target('fake-claude'));
-        await settle();
-        assert.equal(terminals().length, 1);
-        assert.equal(terminals()[0].type, 'Failed');
+        await session.send(text('hi'));
+        await settle(session);
+        assert.deepEqual(terminals().map(event => event.type), ['Failed']);
         assert.equal(server.requests[0].headers['x-api-key'], FAKE_KEYS.FAKE_CLAUDE_API_KEY);
         assert.ok(!JSON.stringify(events).includes(FAKE_KEYS.FAKE_CLAUDE_API_KEY), 'the key appears in no event');
     });
 
     it('a cloud provider without a key fails before sending, naming the variable to set', async () => {
         const agent = fixture.load().agents.get('fake-gemini')!;
-        await assert.rejects(prepareAgentTarget(agent, new EnvironmentSecretsStore({})), (error: Error) =>
-            /Set the environment variable FAKE_GOOGLE_API_KEY/.test(error.message));
+        await assert.rejects(sessionAgentFor(agent, new EnvironmentSecretsStore({})), /Set the environment variable FAKE_GOOGLE_API_KEY/);
         assert.equal(server.requests.length, 0);
+    });
+
+    it('SessionManager reuses pooled sessions per agent, always handing them out empty', async () => {
+        let resolved = 0;
+        const manager = new SessionManager(async name => { resolved++; return agentNamed(name); }, services(), 1);
+        const first = await manager.acquire('fake-openai', batch => events.push(...batch));
+        first.setLayer('env.project', 'Project: demo');
+        await first.send(text('hi'));
+        await settle(first);
+        await manager.release(first);
+        assert.equal(manager.pooled('fake-openai'), 1);
+        const again = await manager.acquire('fake-openai', () => undefined);
+        assert.equal(again, first, 'the pooled session comes back');
+        assert.deepEqual(again.history, []);
+        const other = await manager.acquire('fake-openai', () => undefined);
+        assert.notEqual(other, again);
+        assert.equal(resolved, 1, 'agent, template and key are resolved once');
+        server.reset();
+        await again.send(text('fresh'));
+        await settle(again);
+        assert.ok(!server.requests[0].body.includes('Project: demo'), 'layers do not survive a release');
     });
 });

@@ -41,3 +41,4 @@ export * from './context/content-loader';
 export * from './context/context-manifest';
 export * from './context/context-assembler';
 export * from './session/session-manager';
+export * from './bench/bench-cli';

@@ -7,7 +7,9 @@ import { ConfigIssue, Configuration, ConfigRoots, defaultConfigRoots, loadConfig
 export class ConfigFixture {
     readonly root = mkdtempSync(join(tmpdir(), 'qodeassist-config-'));
     readonly user = join(this.root, 'user');
-    readonly project = join(this.root, 'project');
+    /** A workspace folder; its `.qodeassist` is the project layer. */
+    readonly workspace = join(this.root, 'workspace');
+    readonly project = join(this.workspace, '.qodeassist');
 
     get roots(): ConfigRoots {
         const bundled = defaultConfigRoots();

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { Configuration, ConfigurationService } from '@qodeassist/core';
 import { ConfigFixture } from './config-fixture';
 
@@ -46,7 +47,7 @@ describe('ConfigurationService', () => {
 
     it('starts watching a project folder once it is created', async () => {
         service = new ConfigurationService(fixture.roots, { debounceMs: 50 });
-        fixture.write(`${fixture.root}/project.placeholder`, '');
+        mkdirSync(fixture.workspace, { recursive: true });
         service.start();
         const changed = nextChange(service);
         fixture.project_('agents/later.toml', 'schema_version = 1\nname = "later"\nextends = "ollama-chat"\n');

@@ -1,0 +1,298 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { extname, isAbsolute, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sessionAgentFor } from '../agents/agent-request';
+import { Configuration, loadConfiguration, ResolvedAgent } from '../agents/agent-factory';
+import { formatIssue } from '../config/config-issue';
+import { defaultConfigRoots } from '../config/config-layers';
+import { PIPELINES } from '../config/schemas';
+import { ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, SecretsStore } from '../config/secrets-store';
+import { ContentLoader } from '../context/content-loader';
+import { CompletionInput, ContextAssembler } from '../context/context-assembler';
+import { formatManifest } from '../context/context-manifest';
+import { TokenEstimator } from '../context/token-estimator';
+import { HistoryBlock, messageText } from '../session/conversation-history';
+import { Session } from '../session/session';
+import { SessionEvent } from '../session/session-events';
+import { endpointUrl } from '../wire/client-apis';
+import { toErrorInfo } from '../wire/error-info';
+import { firstFencedBlock, parseRange, splitAtMarker, splitAtPosition } from './source-position';
+
+export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
+
+/** Where the CLI writes; tests pass their own. */
+export interface BenchIo {
+    out(line: string): void;
+    err(line: string): void;
+    env: Readonly<Record<string, string | undefined>>;
+    cwd: string;
+    home?: string;
+    /** Fires when the user presses Ctrl+C. */
+    onInterrupt(handler: () => void): () => void;
+}
+
+class UsageError extends Error { }
+
+const USAGE = `qodeassist-bench — run QodeAssist agents headless, on the same core as the IDE.
+
+Usage:
+  qodeassist-bench validate [--config-dir DIR]
+  qodeassist-bench agents [--json]
+  qodeassist-bench chat --agent NAME --message TEXT [--file PATH]... [--json]
+  qodeassist-bench complete --agent NAME --file PATH (--line L --column C | --cursor-marker MARK) [--json]
+  qodeassist-bench refactor --agent NAME --file PATH --range L1:C1-L2:C2 --instruction TEXT [--json]
+
+Global options:
+  --config-dir DIR     user configuration folder (default ~/.qodeassist)
+  --workspace DIR      project folder; its .qodeassist/ configuration applies (default: the current folder)
+  --provider-url URL   send to this base URL instead of the agent's provider URL
+  --env FILE           read API keys (<REF>_API_KEY=…) from this .env file (default: ./.env when present)
+  --timeout S          give up after S seconds (exit 1)
+
+Exit codes: 0 finished, 1 failed (the error category is printed), 2 usage, 130 cancelled (Ctrl+C).`;
+
+const OPTIONS = {
+    'config-dir': { type: 'string' }, 'workspace': { type: 'string' }, 'provider-url': { type: 'string' }, 'env': { type: 'string' },
+    'timeout': { type: 'string' }, 'json': { type: 'boolean' }, 'agent': { type: 'string' }, 'message': { type: 'string' },
+    'file': { type: 'string', multiple: true }, 'line': { type: 'string' }, 'column': { type: 'string' }, 'cursor-marker': { type: 'string' },
+    'range': { type: 'string' }, 'instruction': { type: 'string' }, 'help': { type: 'boolean', short: 'h' }
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+/** The CLI composition root: L1 configuration + L2 sessions, `.env` secrets, no Theia. */
+export async function runBench(argv: readonly string[], io: BenchIo): Promise<number> {
+    let values: Values;
+    let command: string | undefined;
+    try {
+        const parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+        values = parsed.values;
+        command = parsed.positionals[0];
+        if (parsed.positionals.length > 1) {
+            throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[1])}`);
+        }
+    } catch (error) {
+        io.err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+        return EXIT.usage;
+    }
+    if (values.help || !command) {
+        (command ? io.out : io.err)(USAGE);
+        return values.help ? EXIT.finished : EXIT.usage;
+    }
+    try {
+        const context = new BenchContext(values, io);
+        switch (command) {
+            case 'validate': return context.validate();
+            case 'agents': return context.agents();
+            case 'chat': return await context.chat();
+            case 'complete': return await context.complete();
+            case 'refactor': return await context.refactor();
+            default: throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+        }
+    } catch (error) {
+        if (error instanceof UsageError || error instanceof RangeError) {
+            io.err(`${error.message}\n\nRun qodeassist-bench --help for usage.`);
+            return EXIT.usage;
+        }
+        const info = toErrorInfo(error);
+        io.err(`${info.category}: ${info.message}`);
+        return EXIT.failed;
+    }
+}
+
+class BenchContext {
+    private configurationCache: Configuration | undefined;
+
+    constructor(private readonly values: Values, private readonly io: BenchIo) { }
+
+    private get workspace(): string {
+        return resolve(this.io.cwd, this.values.workspace ?? '.');
+    }
+
+    private get configuration(): Configuration {
+        if (!this.configurationCache) {
+            const roots = defaultConfigRoots(this.workspace, this.io.home);
+            this.configurationCache = loadConfiguration({
+                ...roots, user: this.values['config-dir'] ? resolve(this.io.cwd, this.values['config-dir']) : roots.user
+            });
+        }
+        return this.configurationCache;
+    }
+
+    private get secrets(): SecretsStore {
+        const envFile = this.values.env ? resolve(this.io.cwd, this.values.env) : join(this.io.cwd, '.env');
+        if (this.values.env && !existsSync(envFile)) {
+            throw new UsageError(`the --env file ${envFile} does not exist`);
+        }
+        return new ChainedSecretsStore([new DotEnvSecretsStore(envFile), new EnvironmentSecretsStore(this.io.env)]);
+    }
+
+    validate(): number {
+        const issues = this.configuration.issues;
+        for (const issue of issues) {
+            this.io.out(formatIssue(issue));
+        }
+        const errors = issues.filter(issue => issue.severity === 'error').length;
+        this.io.out(`${this.configuration.agents.size} agents, ${this.configuration.providers.size} providers, ${this.configuration.roles.size} roles; ${errors} error(s), ${issues.length - errors} notice(s).`);
+        return errors > 0 ? EXIT.failed : EXIT.finished;
+    }
+
+    agents(): number {
+        const rows = [...this.configuration.agents.values()].sort((a, b) => a.name.localeCompare(b.name)).map(agent => ({
+            name: agent.name, provider: agent.provider.instance.name, client_api: agent.provider.instance.client_api, model: agent.model,
+            protocol: agent.protocol, rosters: PIPELINES.filter(pipeline => this.configuration.rosters[pipeline].includes(agent.name))
+        }));
+        if (this.values.json) {
+            rows.forEach(row => this.io.out(JSON.stringify(row)));
+        } else {
+            for (const row of rows) {
+                this.io.out(`${row.name.padEnd(28)} ${`${row.provider} (${row.client_api})`.padEnd(40)} ${row.model.padEnd(30)} ${row.rosters.join(', ')}`);
+            }
+        }
+        return EXIT.finished;
+    }
+
+    async chat(): Promise<number> {
+        const message = this.required('message');
+        const blocks: HistoryBlock[] = [{ type: 'text', text: message }];
+        for (const file of this.values.file ?? []) {
+            const path = this.path(file);
+            const ref = { path, name: file, mediaType: mediaTypeOf(path) };
+            blocks.push(ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref });
+        }
+        return this.run(blocks, undefined, (session) => {
+            const answer = session.history[session.history.length - 1];
+            return answer?.role === 'assistant' ? messageText(answer) : '';
+        });
+    }
+
+    async complete(): Promise<number> {
+        const file = this.required('file');
+        const path = this.path(file);
+        const text = readFileSync(path, 'utf8');
+        const marker = this.values['cursor-marker'];
+        if (!marker && (this.values.line === undefined || this.values.column === undefined)) {
+            throw new UsageError('complete needs --line and --column, or --cursor-marker');
+        }
+        const split = marker ? splitAtMarker(text, marker) : splitAtPosition(text, Number(this.values.line), Number(this.values.column));
+        const completion: CompletionInput = { ...split, filePath: file, language: languageOf(path) };
+        return this.run([], completion, session => {
+            const answer = session.history[session.history.length - 1];
+            return answer?.role === 'assistant' ? stripFences(messageText(answer)) : '';
+        });
+    }
+
+    async refactor(): Promise<number> {
+        const file = this.required('file');
+        const instruction = this.required('instruction');
+        const path = this.path(file);
+        const text = readFileSync(path, 'utf8');
+        const { start, end } = parseRange(text, this.required('range'));
+        const code = `${text.slice(0, start)}<selection_start>${text.slice(start, end)}<selection_end>${text.slice(end)}`;
+        const prompt = `File: ${file} (${languageOf(path)})\n\nRewrite the code between <selection_start> and <selection_end> as instructed. Reply with the replacement for the selection only, in one fenced code block.\n\nInstruction: ${instruction}\n\n\`\`\`\n${code}\n\`\`\``;
+        return this.run([{ type: 'text', text: prompt }], undefined, session => {
+            const answer = session.history[session.history.length - 1];
+            return answer?.role === 'assistant' ? firstFencedBlock(messageText(answer)) : '';
+        }, 'refactor');
+    }
+
+    private async run(blocks: HistoryBlock[], completion: CompletionInput | undefined, result: (session: Session) => string, layer?: string): Promise<number> {
+        const agent = this.agent();
+        const sessionAgent = await sessionAgentFor(agent, this.secrets);
+        if (this.values['provider-url']) {
+            sessionAgent.url = endpointUrl(this.values['provider-url'], agent.endpoint, agent.model);
+        }
+        const estimator = new TokenEstimator();
+        let terminal: SessionEvent | undefined;
+        let settle!: () => void;
+        const done = new Promise<void>(resolveDone => { settle = resolveDone; });
+        const session = new Session('bench', sessionAgent, { assembler: new ContextAssembler(estimator, new ContentLoader()), estimator }, events => {
+            for (const event of events) {
+                if (this.values.json) {
+                    this.io.out(JSON.stringify(event));
+                } else if (event.type === 'Manifest') {
+                    this.io.err(formatManifest(event.manifest));
+                }
+                if (event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled') {
+                    terminal = event;
+                    settle();
+                }
+            }
+        });
+        if (layer === 'refactor') {
+            session.setLayer('refactor', 'You are refactoring code inside an IDE: keep the file\'s style and indentation, change only the selection.');
+        }
+        let timedOut = false;
+        const timeout = this.values.timeout ? setTimeout(() => { timedOut = true; void session.cancel(); }, Number(this.values.timeout) * 1000) : undefined;
+        const stopInterrupt = this.io.onInterrupt(() => void session.cancel());
+        try {
+            await session.send(blocks, {}, completion);
+            await done;
+        } finally {
+            clearTimeout(timeout);
+            stopInterrupt();
+        }
+        const final = terminal as SessionEvent;
+        if (final.type === 'Finished') {
+            if (!this.values.json) {
+                this.io.out(result(session));
+            }
+            return EXIT.finished;
+        }
+        if (final.type === 'Failed') {
+            this.io.err(`${final.error.category}: ${final.error.message}${final.error.providerDetail ? `\n  provider said: ${final.error.providerDetail}` : ''}`);
+            return EXIT.failed;
+        }
+        if (timedOut) {
+            this.io.err(`Network: no answer within ${this.values.timeout} s (--timeout).`);
+            return EXIT.failed;
+        }
+        this.io.err('Cancelled.');
+        return EXIT.cancelled;
+    }
+
+    private agent(): ResolvedAgent {
+        const name = this.required('agent');
+        const agent = this.configuration.agents.get(name);
+        if (!agent) {
+            const problems = this.configuration.issues.filter(issue => issue.file.includes(name)).map(formatIssue);
+            throw new UsageError(`no agent named ${JSON.stringify(name)}${problems.length ? `:\n${problems.join('\n')}` : ''}; list them with: qodeassist-bench agents`);
+        }
+        return agent;
+    }
+
+    private required(option: 'agent' | 'message' | 'file' | 'instruction' | 'range'): string {
+        const value = option === 'file' ? this.values.file?.[0] : this.values[option];
+        if (value === undefined || value === '') {
+            throw new UsageError(`missing --${option}`);
+        }
+        return value;
+    }
+
+    private path(file: string): string {
+        const path = isAbsolute(file) ? file : resolve(this.workspace, file);
+        if (!existsSync(path)) {
+            throw new UsageError(`the file ${path} does not exist`);
+        }
+        return path;
+    }
+}
+
+const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
+const LANGUAGES: Record<string, string> = {
+    '.ts': 'typescript', '.tsx': 'typescript', '.js': 'javascript', '.jsx': 'javascript', '.py': 'python', '.cpp': 'cpp', '.cc': 'cpp', '.h': 'cpp',
+    '.hpp': 'cpp', '.c': 'c', '.rs': 'rust', '.go': 'go', '.java': 'java', '.kt': 'kotlin', '.cs': 'csharp', '.rb': 'ruby', '.qml': 'qml', '.md': 'markdown'
+};
+
+function mediaTypeOf(path: string): string {
+    return IMAGE_TYPES[extname(path).toLowerCase()] ?? 'text/plain';
+}
+
+function languageOf(path: string): string {
+    return LANGUAGES[extname(path).toLowerCase()] ?? 'plaintext';
+}
+
+/** A chat model sometimes wraps a completion in a fence; the inline result is the code alone. */
+function stripFences(text: string): string {
+    return /^\s*```/.test(text) ? firstFencedBlock(text) : text;
+}

@@ -42,3 +42,5 @@ export * from './context/context-manifest';
 export * from './context/context-assembler';
 export * from './session/session-manager';
 export * from './bench/bench-cli';
+export * from './session/history-compressor';
+export * from './ports/logger';

@@ -6,7 +6,8 @@ export interface EstimateInput {
 
 /** Tokens an image costs before the provider tells us (most APIs land near this for a screenshot). */
 export const IMAGE_TOKENS = 800;
-const DEFAULT_CHARS_PER_TOKEN = 3.6;
+// Measured against o200k_base on code, prose and templates (BENCHMARKS.md); calibration refines it per model.
+const DEFAULT_CHARS_PER_TOKEN = 4.0;
 /** Weight of the newest observation in the running ratio. */
 const SMOOTHING = 0.3;
 

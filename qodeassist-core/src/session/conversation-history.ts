@@ -33,6 +33,8 @@ export interface HistoryMessage {
     role: 'user' | 'assistant';
     blocks: HistoryBlock[];
     usage?: MessageUsage;
+    /** On a summary: the id of the chat whose history it replaces (the original is kept). */
+    compressedFrom?: string;
 }
 
 /** An assistant turn's normalized blocks as history blocks. */

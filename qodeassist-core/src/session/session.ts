@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CompletionInput, ContextAssembler, PinnedMaterialization, SystemLayer } from '../context/context-assembler';
+import { formatManifest } from '../context/context-manifest';
 import { EstimateInput, TokenEstimator } from '../context/token-estimator';
+import { Logger } from '../ports/logger';
 import { CtxTool, TemplateContext } from '../prompt/template-context';
 import { AssistantTurn, ToolResultInput } from '../wire/assistant-turn';
 import { CancelledError, toErrorInfo } from '../wire/error-info';
@@ -30,6 +32,8 @@ export interface SessionAgent {
 export interface SessionServices {
     assembler: ContextAssembler;
     estimator: TokenEstimator;
+    /** Manifests and request bodies go here at debug level, always redacted. */
+    logger?: Logger;
     /** Runs the model's tool calls; without it, tool policies are ignored. */
     tools?: ToolExecutor;
     maxToolRounds?: number;
@@ -156,12 +160,15 @@ export class Session {
                 estimatorKey: this.estimatorKey
             });
             this.emit([{ type: 'Manifest', requestId, manifest: assembly.manifest }]);
+            const logger = this.services.logger;
+            logger?.log('debug', 'qodeassist.context', `request ${requestId} (${this.agent.name}) manifest:\n${formatManifest(assembly.manifest)}`);
             if (signal.aborted) {
                 throw new CancelledError();
             }
             const request: WireRequest = {
                 requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(assembly.ctx), signal, secrets: this.agent.secrets
             };
+            logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
             const stream = tools.length > 0 && this.services.tools
                 ? new ToolLoopRunner(this.services.tools, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, (turn, results) => this.recordRound(turn, results))
                 : streamWire(this.agent.protocol, request);
@@ -170,7 +177,9 @@ export class Session {
             if (error instanceof CancelledError || signal.aborted) {
                 this.emit([{ type: 'Cancelled', requestId }]);
             } else {
-                this.emit([{ type: 'Failed', requestId, error: toErrorInfo(error) }]);
+                const info = toErrorInfo(error);
+                this.services.logger?.log('warn', 'qodeassist.session', `request ${requestId} failed: ${info.category}: ${info.message}`);
+                this.emit([{ type: 'Failed', requestId, error: info }]);
             }
         }
     }

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
     ContentLoader, ContextAssembler, EnvironmentSecretsStore, HistoryBlock, Session, SessionAgent, sessionAgentFor, SessionEvent, SessionManager,
-    SessionServices, TokenEstimator, ToolCall
+    SessionServices, TokenEstimator, ToolCall, compressHistory, summarizeWith
 } from '@qodeassist/core';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_AGENTS, FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
@@ -153,6 +153,24 @@ describe('Session over configured agents and the fake provider', () => {
         const agent = fixture.load().agents.get('fake-gemini')!;
         await assert.rejects(sessionAgentFor(agent, new EnvironmentSecretsStore({})), /Set the environment variable FAKE_GOOGLE_API_KEY/);
         assert.equal(server.requests.length, 0);
+    });
+
+    it('compresses a history through a compression agent session', async () => {
+        const chat = await open('fake-openai');
+        await chat.send(text('Please fix the failing build in a.ts'));
+        await settle(chat);
+        const compressor = await open('fake-ollama');
+        const result = await compressHistory(chat.history, {
+            compressedFrom: 'chat-7', limitTokens: 30_000, estimator: new TokenEstimator(), summarize: summarizeWith(compressor)
+        });
+        assert.equal(result.summary, 'Hello! How can I help you today?');
+        assert.equal(result.history[0].compressedFrom, 'chat-7');
+        const sent = JSON.parse(server.requests[1].body);
+        assert.match(sent.messages.at(-1).content, /User: Please fix the failing build in a.ts\n\nAssistant: Hello!/);
+        chat.restore(result.history);
+        await chat.send(text('continue'));
+        await settle(chat);
+        assert.match(server.requests[2].body, /Summary of the conversation so far/);
     });
 
     it('SessionManager reuses pooled sessions per agent, always handing them out empty', async () => {

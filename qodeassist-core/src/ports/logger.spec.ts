@@ -1,0 +1,19 @@
+import * as assert from 'node:assert/strict';
+import { LogCategory, LogLevel, RedactingLogger } from './logger';
+
+describe('RedactingLogger', () => {
+    it('redacts known secrets and key shapes at every level, and filters by level', () => {
+        const lines: Array<[LogLevel, LogCategory, string]> = [];
+        const logger = new RedactingLogger((level, category, message) => lines.push([level, category, message]), 'debug');
+        logger.addSecret('my-secret-value');
+        logger.log('debug', 'qodeassist.wire', 'body {"x-api-key": "abc123456"} with my-secret-value');
+        logger.log('error', 'qodeassist.session', 'Authorization: Bearer tok_123456789');
+        assert.deepEqual(lines, [
+            ['debug', 'qodeassist.wire', 'body {"x-api-key": "[REDACTED]"} with [REDACTED]'],
+            ['error', 'qodeassist.session', 'Authorization: Bearer [REDACTED]']
+        ]);
+        const quiet = new RedactingLogger((level, category, message) => lines.push([level, category, message]), 'warn');
+        quiet.log('info', 'qodeassist.config', 'not shown');
+        assert.equal(lines.length, 2);
+    });
+});

@@ -1,0 +1,41 @@
+import { redactSecrets } from '../wire/redaction';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** One category per layer, as ARCHITECTURE §7 names them. */
+export type LogCategory = 'qodeassist.wire' | 'qodeassist.config' | 'qodeassist.session' | 'qodeassist.context' | 'qodeassist.tools' | 'qodeassist.mcp' | 'qodeassist.bench';
+
+export interface Logger {
+    log(level: LogLevel, category: LogCategory, message: string): void;
+}
+
+/** Where log lines end up: the Theia log, stderr in the bench CLI, an array in tests. */
+export type LogSink = (level: LogLevel, category: LogCategory, message: string) => void;
+
+const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/**
+ * A logger that redacts unconditionally — known secret values and anything shaped like a
+ * key — before a line reaches any sink, whatever the level. Request bodies belong at debug.
+ */
+export class RedactingLogger implements Logger {
+    private readonly secrets = new Set<string>();
+
+    constructor(private readonly sink: LogSink, private readonly minimum: LogLevel = 'info') { }
+
+    /** Secret values to scrub from now on (a key read from the SecretsStore). */
+    addSecret(value: string | undefined): void {
+        if (value && value.length >= 4) {
+            this.secrets.add(value);
+        }
+    }
+
+    log(level: LogLevel, category: LogCategory, message: string): void {
+        if (ORDER[level] >= ORDER[this.minimum]) {
+            this.sink(level, category, redactSecrets(message, [...this.secrets]));
+        }
+    }
+}
+
+/** For code that may run without logging. */
+export const SILENT_LOGGER: Logger = { log: () => undefined };

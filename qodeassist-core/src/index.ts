@@ -44,3 +44,4 @@ export * from './session/session-manager';
 export * from './bench/bench-cli';
 export * from './session/history-compressor';
 export * from './ports/logger';
+export * from './agents/roster-compression';

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
     ContentLoader, ContextAssembler, EnvironmentSecretsStore, HistoryBlock, Session, SessionAgent, sessionAgentFor, SessionEvent, SessionManager,
-    SessionServices, TokenEstimator, ToolCall, compressHistory, summarizeWith
+    SessionServices, TokenEstimator, ToolCall, compressHistory, compressWithRoster, summarizeWith
 } from '@qodeassist/core';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_AGENTS, FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
@@ -171,6 +171,25 @@ describe('Session over configured agents and the fake provider', () => {
         await chat.send(text('continue'));
         await settle(chat);
         assert.match(server.requests[2].body, /Summary of the conversation so far/);
+    });
+
+    it('compresses through the compression roster in a session of its own', async () => {
+        const chat = await open('fake-openai');
+        await chat.send(text('Remember the deadline is Friday'));
+        await settle(chat);
+        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[compression]\nagents = ["fake-ollama"]\n');
+        try {
+            const configuration = fixture.load();
+            const sessions = new SessionManager(name => sessionAgentFor(configuration.agents.get(name)!, secrets), services());
+            const result = await compressWithRoster(chat.history, { configuration, sessions, estimator: new TokenEstimator(), compressedFrom: 'chat-9' });
+            assert.equal(result.history[0].compressedFrom, 'chat-9');
+            const sent = server.requests[1];
+            assert.equal(sent.protocol, 'ollama-chat');
+            assert.match(JSON.parse(sent.body).messages[0].content, /You write summaries of coding conversations/);
+            assert.equal(sessions.pooled('fake-ollama'), 1, 'the compression session goes back to the pool');
+        } finally {
+            writeFakeAgents(fixture, server.url);
+        }
     });
 
     it('SessionManager reuses pooled sessions per agent, always handing them out empty', async () => {

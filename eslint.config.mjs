@@ -10,6 +10,8 @@ export default tseslint.config(
         rules: {
             '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
             '@typescript-eslint/no-namespace': 'off',
+            // `import x = require('x')` is how a CommonJS module that exports a function is imported without esModuleInterop.
+            '@typescript-eslint/no-require-imports': ['error', { allowAsImport: true }],
             '@typescript-eslint/no-non-null-assertion': 'off',
             'eqeqeq': ['error', 'always'],
             'no-console': 'error',

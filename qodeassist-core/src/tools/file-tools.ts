@@ -1,0 +1,318 @@
+import { createTwoFilesPatch } from 'diff';
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import picomatch = require('picomatch');
+import { z } from 'zod';
+import { CancelledError } from '../wire/error-info';
+import { AnyTool, defineTool, ToolContext } from './tool';
+import { ResolvedPath, ToolInputError, WorkspaceFiles } from './workspace-files';
+
+const MAX_READ_LINES = 2_000;
+const MAX_READ_BYTES = 200_000;
+const MAX_SEARCH_FILE_BYTES = 2_000_000;
+
+async function readText(path: ResolvedPath): Promise<string> {
+    let info;
+    try {
+        info = await stat(path.absolute);
+    } catch {
+        throw new ToolInputError(`"${path.relative}" does not exist. Use list_project_files or find_file to find the right path.`);
+    }
+    if (info.isDirectory()) {
+        throw new ToolInputError(`"${path.relative}" is a folder. Use list_project_files to see what is in it.`);
+    }
+    const bytes = await readFile(path.absolute);
+    if (bytes.subarray(0, 8_000).includes(0)) {
+        throw new ToolInputError(`"${path.relative}" is a binary file; only text files can be read.`);
+    }
+    return bytes.toString('utf8');
+}
+
+/** Every file below `dir` that the ignore rules let through, in a stable order, until `limit`. */
+async function* walk(files: WorkspaceFiles, dir: ResolvedPath, signal?: AbortSignal): AsyncGenerator<ResolvedPath> {
+    const entries = await readdir(dir.absolute, { withFileTypes: true }).catch(() => []);
+    // Code-point order, like `ls` in the C locale: stable across machines and locales.
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+        if (signal?.aborted) {
+            throw new CancelledError();
+        }
+        const child: ResolvedPath = { absolute: join(dir.absolute, entry.name), root: dir.root, relative: dir.relative ? `${dir.relative}/${entry.name}` : entry.name };
+        if (files.isIgnored(child, entry.isDirectory())) {
+            continue;
+        }
+        if (entry.isDirectory()) {
+            yield* walk(files, child, signal);
+        } else if (entry.isFile()) {
+            yield child;
+        }
+    }
+}
+
+function rootsOf(files: WorkspaceFiles): ResolvedPath[] {
+    return files.roots.map(root => ({ absolute: root, root, relative: '' }));
+}
+
+export const readFileTool = defineTool({
+    name: 'read_file',
+    description: 'Read a text file of the project. Large files come in pages: ask for more with start_line.',
+    permission: 'read',
+    parameters: z.strictObject({
+        path: z.string().describe('Path relative to the workspace root'),
+        start_line: z.number().int().positive().optional().describe('First line to read (1-based)'),
+        end_line: z.number().int().positive().optional().describe('Last line to read (inclusive)')
+    }),
+    run: async (args, context: ToolContext) => {
+        const path = context.files.resolve(args.path);
+        context.files.assertNotIgnored(path);
+        const lines = (await readText(path)).split('\n');
+        const start = args.start_line ?? 1;
+        if (start > lines.length) {
+            throw new ToolInputError(`"${path.relative}" has ${lines.length} lines; start_line ${start} is past the end.`);
+        }
+        let end = Math.min(args.end_line ?? lines.length, lines.length, start + MAX_READ_LINES - 1);
+        let text = lines.slice(start - 1, end).join('\n');
+        while (text.length > MAX_READ_BYTES && end > start) {
+            end = start + Math.floor((end - start) / 2);
+            text = lines.slice(start - 1, end).join('\n');
+        }
+        const more = end < lines.length && args.end_line === undefined
+            ? `\n[lines ${start}–${end} of ${lines.length} shown; call read_file again with start_line=${end + 1} for more]` : '';
+        return { content: `${text}${more}` };
+    }
+});
+
+export const listProjectFilesTool = defineTool({
+    name: 'list_project_files',
+    description: 'List the files of the project (or of one folder), skipping ignored files.',
+    permission: 'read',
+    parameters: z.strictObject({
+        path: z.string().optional().describe('A folder relative to the workspace root; the whole workspace when absent'),
+        max_results: z.number().int().positive().max(5_000).optional()
+    }),
+    run: async (args, context) => {
+        const limit = args.max_results ?? 500;
+        const starts = args.path ? [context.files.resolve(args.path)] : rootsOf(context.files);
+        const shown: string[] = [];
+        let total = 0;
+        for (const start of starts) {
+            for await (const file of walk(context.files, start, context.signal)) {
+                total++;
+                if (shown.length < limit) {
+                    shown.push(file.relative);
+                }
+            }
+        }
+        const more = total > shown.length ? `\n[${total - shown.length} more files not shown; narrow the path or raise max_results]` : '';
+        return { content: shown.length ? `${shown.join('\n')}${more}` : 'No files (or all are ignored).' };
+    }
+});
+
+export const findFileTool = defineTool({
+    name: 'find_file',
+    description: 'Find files by name: exact file names first, then paths containing the query, then fuzzy matches.',
+    permission: 'read',
+    parameters: z.strictObject({ query: z.string().min(1), max_results: z.number().int().positive().max(200).optional() }),
+    run: async (args, context) => {
+        const query = args.query.toLowerCase();
+        const scored: Array<{ path: string; score: number }> = [];
+        for (const root of rootsOf(context.files)) {
+            for await (const file of walk(context.files, root, context.signal)) {
+                const path = file.relative.toLowerCase();
+                const name = path.split('/').pop()!;
+                const score = name === query ? 3 : path.includes(query) ? 2 : isSubsequence(query, path) ? 1 : 0;
+                if (score > 0) {
+                    scored.push({ path: file.relative, score });
+                }
+            }
+        }
+        scored.sort((a, b) => b.score - a.score || a.path.length - b.path.length || a.path.localeCompare(b.path));
+        const shown = scored.slice(0, args.max_results ?? 20).map(entry => entry.path);
+        return { content: shown.length ? shown.join('\n') : `No file matches "${args.query}".` };
+    }
+});
+
+function isSubsequence(needle: string, haystack: string): boolean {
+    let index = 0;
+    for (const char of haystack) {
+        if (char === needle[index]) {
+            index++;
+            if (index === needle.length) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+export const searchProjectTool = defineTool({
+    name: 'search_project',
+    description: 'Search the project\'s text files for a string or regular expression, with context lines.',
+    permission: 'read',
+    parameters: z.strictObject({
+        query: z.string().min(1),
+        regex: z.boolean().optional().describe('Treat the query as a regular expression'),
+        case_sensitive: z.boolean().optional(),
+        whole_word: z.boolean().optional(),
+        glob: z.string().optional().describe('Only files whose relative path matches, e.g. "src/**/*.ts"'),
+        max_results: z.number().int().positive().max(1_000).optional(),
+        context_lines: z.number().int().min(0).max(5).optional()
+    }),
+    run: async (args, context) => {
+        let pattern: RegExp;
+        try {
+            const source = args.regex ? args.query : args.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+            pattern = new RegExp(args.whole_word ? `\\b(?:${source})\\b` : source, args.case_sensitive ? '' : 'i');
+        } catch (error) {
+            throw new ToolInputError(`The regular expression is invalid: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        const matchesGlob = args.glob ? picomatch(args.glob, { dot: true }) : undefined;
+        const limit = args.max_results ?? 100;
+        const around = args.context_lines ?? 1;
+        const out: string[] = [];
+        let matches = 0;
+        for (const root of rootsOf(context.files)) {
+            for await (const file of walk(context.files, root, context.signal)) {
+                if (matchesGlob && !matchesGlob(file.relative)) {
+                    continue;
+                }
+                const info = await stat(file.absolute);
+                if (info.size > MAX_SEARCH_FILE_BYTES) {
+                    continue;
+                }
+                matches += await searchFile(file, pattern, around, limit - Math.min(matches, limit), out);
+            }
+        }
+        if (matches === 0) {
+            return { content: `No match for ${args.regex ? '/' + args.query + '/' : JSON.stringify(args.query)}.` };
+        }
+        const more = matches > limit ? `\n[${matches - limit} more matches not shown; narrow the query or the glob]` : '';
+        return { content: `${out.join('\n')}${more}` };
+    }
+});
+
+/** Streams one file line by line; appends shown matches (up to `room`) to `out` and returns how many matched. */
+async function searchFile(file: ResolvedPath, pattern: RegExp, around: number, room: number, out: string[]): Promise<number> {
+    const lines = createInterface({ input: createReadStream(file.absolute, { encoding: 'utf8' }), crlfDelay: Infinity });
+    const before: string[] = [];
+    let count = 0;
+    let trailing = 0;
+    let lineNumber = 0;
+    let binary = false;
+    for await (const line of lines) {
+        lineNumber++;
+        if (line.includes('\0')) {
+            binary = true;
+            break;
+        }
+        if (pattern.test(line)) {
+            count++;
+            if (count <= room) {
+                before.forEach((text, i) => out.push(`${file.relative}-${lineNumber - before.length + i}- ${text}`));
+                out.push(`${file.relative}:${lineNumber}: ${line}`);
+                trailing = around;
+            }
+            before.length = 0;
+            continue;
+        }
+        if (trailing > 0 && count <= room) {
+            out.push(`${file.relative}-${lineNumber}- ${line}`);
+            trailing--;
+        } else if (around > 0) {
+            before.push(line);
+            if (before.length > around) {
+                before.shift();
+            }
+        }
+    }
+    return binary ? 0 : count;
+}
+
+function patch(path: string, before: string | undefined, after: string): string {
+    return createTwoFilesPatch(before === undefined ? '/dev/null' : `a/${path}`, `b/${path}`, before ?? '', after, undefined, undefined, { context: 3 });
+}
+
+export const createFileTool = defineTool({
+    name: 'create_file',
+    description: 'Create a new file with the given content. Fails if the file exists: use edit_file for changes.',
+    permission: 'write',
+    parameters: z.strictObject({ path: z.string(), content: z.string() }),
+    run: async (args, context) => {
+        const path = context.files.resolve(args.path);
+        context.files.assertNotIgnored(path);
+        if (existsSync(path.absolute)) {
+            throw new ToolInputError(`"${path.relative}" already exists. Use edit_file to change it.`);
+        }
+        await mkdir(dirname(path.absolute), { recursive: true });
+        await writeFile(path.absolute, args.content, { flag: 'wx' });
+        return {
+            content: `Created ${path.relative} (${args.content.split('\n').length} lines).`,
+            fileEdit: { path: path.relative, before: undefined, after: args.content, diff: patch(path.relative, undefined, args.content) }
+        };
+    }
+});
+
+export const editFileTool = defineTool({
+    name: 'edit_file',
+    description: 'Replace an exact piece of text in a file. old_text must occur exactly once (or set replace_all). Copy old_text from read_file output, whitespace included.',
+    permission: 'write',
+    parameters: z.strictObject({
+        path: z.string(),
+        old_text: z.string().min(1),
+        new_text: z.string(),
+        replace_all: z.boolean().optional()
+    }),
+    run: async (args, context) => {
+        const path = context.files.resolve(args.path);
+        context.files.assertNotIgnored(path);
+        const before = await readText(path);
+        const occurrences = countOccurrences(before, args.old_text);
+        if (occurrences === 0) {
+            throw new ToolInputError(`old_text was not found in "${path.relative}".${nearMatches(before, args.old_text)} Read the file again and copy the text exactly.`);
+        }
+        if (occurrences > 1 && !args.replace_all) {
+            const lines = lineNumbersOf(before, args.old_text);
+            throw new ToolInputError(`old_text occurs ${occurrences} times in "${path.relative}" (lines ${lines.join(', ')}). Include more surrounding text to make it unique, or set replace_all.`);
+        }
+        const after = args.replace_all ? before.split(args.old_text).join(args.new_text) : before.replace(args.old_text, () => args.new_text);
+        await writeFile(path.absolute, after);
+        const diff = patch(path.relative, before, after);
+        return { content: `Edited ${path.relative} (${occurrences} replacement${occurrences > 1 ? 's' : ''}).\n${diff}`, fileEdit: { path: path.relative, before, after, diff } };
+    }
+});
+
+function countOccurrences(text: string, needle: string): number {
+    let count = 0;
+    for (let index = text.indexOf(needle); index >= 0; index = text.indexOf(needle, index + needle.length)) {
+        count++;
+    }
+    return count;
+}
+
+function lineNumbersOf(text: string, needle: string): number[] {
+    const lines: number[] = [];
+    for (let index = text.indexOf(needle); index >= 0; index = text.indexOf(needle, index + needle.length)) {
+        lines.push(text.slice(0, index).split('\n').length);
+    }
+    return lines;
+}
+
+/** Lines that look like the first line of old_text, ignoring whitespace and case, to show what the file really says. */
+function nearMatches(text: string, needle: string): string {
+    const squeeze = (line: string) => line.toLowerCase().replace(/\s+/g, '');
+    const first = needle.split('\n').map(squeeze).find(line => line.length > 0);
+    if (!first) {
+        return '';
+    }
+    const candidates = text.split('\n').map((line, index) => ({ line, index }))
+        .filter(({ line }) => {
+            const compact = squeeze(line);
+            return compact.length > 0 && (compact === first || (first.length >= 12 && compact.includes(first.slice(0, 12))));
+        })
+        .slice(0, 3);
+    return candidates.length ? ` Similar lines: ${candidates.map(({ line, index }) => `line ${index + 1}: ${JSON.stringify(line)}`).join('; ')}.` : '';
+}
+
+export const FILE_TOOLS: readonly AnyTool[] = [readFileTool, listProjectFilesTool, findFileTool, searchProjectTool, createFileTool, editFileTool];

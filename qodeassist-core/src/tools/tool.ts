@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { PermissionClass } from '../ports/permission-prompt';
+import { CtxTool } from '../prompt/template-context';
+import { RequestId } from '../wire/events';
+import { WorkspaceFiles } from './workspace-files';
+
+/** What a tool gets besides its arguments. */
+export interface ToolContext {
+    requestId: RequestId;
+    chatId: string;
+    signal?: AbortSignal;
+    files: WorkspaceFiles;
+}
+
+/** What a tool returns: text the model reads, and for edits the record the chat can show, apply and undo. */
+export interface ToolOutcome {
+    content: string;
+    isError?: boolean;
+    fileEdit?: { path: string; before: string | undefined; after: string; diff: string };
+}
+
+export interface Tool<Args = Record<string, unknown>> {
+    name: string;
+    description: string;
+    permission: PermissionClass;
+    /** Validated before the tool runs: a wrong call becomes an error the model can read. */
+    parameters: z.ZodType<Args>;
+    run(args: Args, context: ToolContext): Promise<ToolOutcome>;
+}
+
+/**
+ * A tool of any argument type, for heterogeneous lists. Safe because a tool's arguments are
+ * always validated by its own schema before `run` sees them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;
+
+/** The JSON Schema of a tool's parameters, as every protocol's tool definition wants it. */
+export function toolDefinition(tool: AnyTool): CtxTool {
+    const schema = z.toJSONSchema(tool.parameters as z.ZodType) as Record<string, unknown>;
+    delete schema.$schema;
+    return { name: tool.name, description: tool.description, parameters: schema };
+}
+
+/** Declares a tool with its argument type inferred from the zod schema. */
+export function defineTool<S extends z.ZodType>(tool: {
+    name: string; description: string; permission: PermissionClass; parameters: S;
+    run(args: z.infer<S>, context: ToolContext): Promise<ToolOutcome>;
+}): Tool<z.infer<S>> {
+    return tool as Tool<z.infer<S>>;
+}

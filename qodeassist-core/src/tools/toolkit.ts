@@ -1,0 +1,102 @@
+import { IPermissionPrompt } from '../ports/permission-prompt';
+import { CtxTool } from '../prompt/template-context';
+import { ToolCall } from '../wire/assistant-turn';
+import { CancelledError } from '../wire/error-info';
+import { RequestId } from '../wire/events';
+import { ToolExecutor } from '../wire/tool-loop-runner';
+import { AnyTool, toolDefinition, ToolOutcome } from './tool';
+import { ToolInputError, WorkspaceFiles } from './workspace-files';
+
+/** Contributes tools to every session: the built-in ToolKit, skills, the MCP hub. */
+export type ToolContributor = () => readonly AnyTool[];
+
+/** The one place tools are registered, so chat, refactor and the MCP server all see the same set. */
+export class ToolContributorRegistry {
+    private readonly contributors: ToolContributor[] = [];
+
+    register(contributor: ToolContributor): () => void {
+        this.contributors.push(contributor);
+        return () => this.contributors.splice(this.contributors.indexOf(contributor), 1);
+    }
+
+    tools(): AnyTool[] {
+        const byName = new Map<string, AnyTool>();
+        for (const contributor of this.contributors) {
+            for (const tool of contributor()) {
+                byName.set(tool.name, tool);
+            }
+        }
+        return [...byName.values()];
+    }
+}
+
+export interface ToolKitOptions {
+    files: WorkspaceFiles;
+    permissions: IPermissionPrompt;
+    /** Tools the user turned off. */
+    disabled?: ReadonlySet<string>;
+    /** Observes each outcome (e.g. file-edit records for the chat). */
+    onOutcome?(call: ToolCall, outcome: ToolOutcome): void;
+}
+
+/**
+ * Runs the model's tool calls for one chat: arguments validated, the permission gate for
+ * write and execute tools (allow once / for this chat / deny), disabled tools refused.
+ * Every failure comes back as a tool error the model can read; nothing throws but a cancel.
+ */
+export class ToolKitExecutor implements ToolExecutor {
+    private readonly allowedForChat = new Set<string>();
+
+    constructor(private readonly registry: ToolContributorRegistry, private readonly chatId: string, private readonly options: ToolKitOptions) { }
+
+    /** The definitions offered to the model: the enabled tools. */
+    definitions(): CtxTool[] {
+        return this.enabledTools().map(tool => toolDefinition(tool));
+    }
+
+    async execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<{ content: string; isError?: boolean }> {
+        const outcome = await this.run(call, context);
+        this.options.onOutcome?.(call, outcome);
+        return { content: outcome.content, isError: outcome.isError };
+    }
+
+    private enabledTools(): AnyTool[] {
+        return this.registry.tools().filter(tool => !this.options.disabled?.has(tool.name));
+    }
+
+    private async run(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<ToolOutcome> {
+        const tool = this.registry.tools().find(candidate => candidate.name === call.name);
+        if (!tool) {
+            return { isError: true, content: `There is no tool named "${call.name}". Available: ${this.enabledTools().map(t => t.name).join(', ')}.` };
+        }
+        if (this.options.disabled?.has(tool.name)) {
+            return { isError: true, content: `The tool "${tool.name}" is turned off by the user.` };
+        }
+        const parsed = tool.parameters.safeParse(call.arguments);
+        if (!parsed.success) {
+            const problems = parsed.error.issues.map(issue => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ');
+            return { isError: true, content: `Invalid arguments for ${tool.name}: ${problems}. Call it again with arguments matching its schema.` };
+        }
+        if (tool.permission !== 'read' && !this.allowedForChat.has(tool.name)) {
+            const answer = await this.options.permissions.ask({ tool: tool.name, permission: tool.permission, arguments: call.arguments, chatId: this.chatId });
+            if (context.signal?.aborted) {
+                throw new CancelledError();
+            }
+            if (answer === 'deny') {
+                return { isError: true, content: `The user denied ${tool.name} with these arguments. Do not retry it unchanged; ask the user or take another approach.` };
+            }
+            if (answer === 'allow-chat') {
+                this.allowedForChat.add(tool.name);
+            }
+        }
+        try {
+            return await tool.run(parsed.data, { ...context, chatId: this.chatId, files: this.options.files });
+        } catch (error) {
+            if (error instanceof CancelledError || context.signal?.aborted) {
+                throw new CancelledError();
+            }
+            const message = error instanceof ToolInputError ? error.message : `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+            return { isError: true, content: message };
+        }
+    }
+}

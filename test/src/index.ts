@@ -3,3 +3,4 @@ export * from './fake-provider/protocols';
 export * from './fake-provider/scenarios';
 export * from './config/config-fixture';
 export * from './config/fake-agents';
+export * from './fake-provider/recordings';

@@ -16,6 +16,11 @@ import { Session } from '../session/session';
 import { SessionEvent } from '../session/session-events';
 import { endpointUrl } from '../wire/client-apis';
 import { toErrorInfo } from '../wire/error-info';
+import { FixedPermissionPolicy, PermissionClass } from '../ports/permission-prompt';
+import { FILE_TOOLS } from '../tools/file-tools';
+import { createTodoTool } from '../tools/todo-tool';
+import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
+import { WorkspaceFiles } from '../tools/workspace-files';
 import { firstFencedBlock, parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
@@ -38,7 +43,7 @@ const USAGE = `qodeassist-bench — run QodeAssist agents headless, on the same 
 Usage:
   qodeassist-bench validate [--config-dir DIR]
   qodeassist-bench agents [--json]
-  qodeassist-bench chat --agent NAME --message TEXT [--file PATH]... [--json]
+  qodeassist-bench chat --agent NAME --message TEXT [--file PATH]... [--tools [--allow read,write]] [--json]
   qodeassist-bench complete --agent NAME --file PATH (--line L --column C | --cursor-marker MARK) [--json]
   qodeassist-bench refactor --agent NAME --file PATH --range L1:C1-L2:C2 --instruction TEXT [--json]
 
@@ -48,6 +53,8 @@ Global options:
   --provider-url URL   send to this base URL instead of the agent's provider URL
   --env FILE           read API keys (<REF>_API_KEY=…) from this .env file (default: ./.env when present)
   --timeout S          give up after S seconds (exit 1)
+  --tools              let the agent use the project tools, confined to --workspace
+  --allow CLASSES      tool permission classes granted without asking: read (default), write, execute
 
 Exit codes: 0 finished, 1 failed (the error category is printed), 2 usage, 130 cancelled (Ctrl+C).`;
 
@@ -55,7 +62,8 @@ const OPTIONS = {
     'config-dir': { type: 'string' }, 'workspace': { type: 'string' }, 'provider-url': { type: 'string' }, 'env': { type: 'string' },
     'timeout': { type: 'string' }, 'json': { type: 'boolean' }, 'agent': { type: 'string' }, 'message': { type: 'string' },
     'file': { type: 'string', multiple: true }, 'line': { type: 'string' }, 'column': { type: 'string' }, 'cursor-marker': { type: 'string' },
-    'range': { type: 'string' }, 'instruction': { type: 'string' }, 'help': { type: 'boolean', short: 'h' }
+    'range': { type: 'string' }, 'instruction': { type: 'string' }, 'help': { type: 'boolean', short: 'h' },
+    'tools': { type: 'boolean' }, 'allow': { type: 'string' }
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -196,8 +204,28 @@ class BenchContext {
         }, 'refactor');
     }
 
+    /** The ToolKit for --tools: the built-in tools, confined to the workspace, permissions from --allow. */
+    private toolkit(): ToolKitExecutor | undefined {
+        if (!this.values.tools) {
+            return undefined;
+        }
+        const classes = (this.values.allow ?? 'read').split(',').map(item => item.trim()).filter(Boolean);
+        const unknown = classes.filter(item => !['read', 'write', 'execute'].includes(item));
+        if (unknown.length > 0) {
+            throw new UsageError(`--allow takes read, write and execute, not ${unknown.join(', ')}`);
+        }
+        const registry = new ToolContributorRegistry();
+        const todo = createTodoTool();
+        registry.register(() => [...FILE_TOOLS, todo]);
+        return new ToolKitExecutor(registry, 'bench', {
+            files: new WorkspaceFiles([this.workspace]),
+            permissions: new FixedPermissionPolicy(new Set(classes as PermissionClass[]))
+        });
+    }
+
     private async run(blocks: HistoryBlock[], completion: CompletionInput | undefined, result: (session: Session) => string, layer?: string): Promise<number> {
         const agent = this.agent();
+        const tools = this.toolkit();
         const sessionAgent = await sessionAgentFor(agent, this.secrets);
         if (this.values['provider-url']) {
             sessionAgent.url = endpointUrl(this.values['provider-url'], agent.endpoint, agent.model);
@@ -206,12 +234,16 @@ class BenchContext {
         let terminal: SessionEvent | undefined;
         let settle!: () => void;
         const done = new Promise<void>(resolveDone => { settle = resolveDone; });
-        const session = new Session('bench', sessionAgent, { assembler: new ContextAssembler(estimator, new ContentLoader()), estimator }, events => {
+        const session = new Session('bench', sessionAgent, { assembler: new ContextAssembler(estimator, new ContentLoader()), estimator, tools }, events => {
             for (const event of events) {
                 if (this.values.json) {
                     this.io.out(JSON.stringify(event));
                 } else if (event.type === 'Manifest') {
                     this.io.err(formatManifest(event.manifest));
+                } else if (event.type === 'ToolCallEnd') {
+                    this.io.err(`→ ${event.name} ${JSON.stringify(event.arguments)}`);
+                } else if (event.type === 'ToolResult') {
+                    this.io.err(`← ${event.name}${event.isError ? ' (error)' : ''}: ${event.content.split('\n')[0].slice(0, 120)}`);
                 }
                 if (event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled') {
                     terminal = event;
@@ -226,7 +258,7 @@ class BenchContext {
         const timeout = this.values.timeout ? setTimeout(() => { timedOut = true; void session.cancel(); }, Number(this.values.timeout) * 1000) : undefined;
         const stopInterrupt = this.io.onInterrupt(() => void session.cancel());
         try {
-            await session.send(blocks, {}, completion);
+            await session.send(blocks, { tools: tools?.definitions() }, completion);
             await done;
         } finally {
             clearTimeout(timeout);

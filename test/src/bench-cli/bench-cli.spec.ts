@@ -1,10 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 
 const BIN = join(__dirname, '..', '..', '..', 'qodeassist-core', 'bin', 'qodeassist-bench.js');
 
@@ -148,8 +150,34 @@ describe('qodeassist-bench (spawned)', function () {
         assert.equal(server.requests[0].headers['x-goog-api-key'], 'from-dotenv-123');
     });
 
+    it('chat --tools: reads and edits files in the workspace through the tool loop, writes only with --allow write', async () => {
+        const edit = { path: 'src/reverse.ts', old_text: '<CURSOR>', new_text: '    return [...text].reverse().join(\'\');' };
+        const script = () => server.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'c1', name: 'read_file', arguments: { path: 'src/reverse.ts' } }]) },
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'c2', name: 'edit_file', arguments: edit }]) },
+            { kind: 'replay', recording: openAITextRecording('Implemented reverse().') }
+        );
+        script();
+        const readOnly = await bench(['chat', '--agent', 'fake-openai', '--message', 'implement reverse', '--tools', ...workspaceArgs()]);
+        assert.equal(readOnly.code, 0, readOnly.stderr);
+        assert.match(readOnly.stderr, /← edit_file \(error\): The user denied edit_file/);
+        assert.match(readFileSync(join(fixture.workspace, 'src', 'reverse.ts'), 'utf8'), /<CURSOR>/);
+        const second = JSON.parse(server.requests[1].body);
+        assert.equal(second.messages.at(-1).content, 'export function reverse(text: string): string {\n<CURSOR>\n}\n');
+        assert.deepEqual(JSON.parse(server.requests[0].body).tools.map((tool: { function: { name: string } }) => tool.function.name),
+            ['read_file', 'list_project_files', 'find_file', 'search_project', 'create_file', 'edit_file', 'todo']);
+
+        server.reset();
+        script();
+        const writer = await bench(['chat', '--agent', 'fake-openai', '--message', 'implement reverse', '--tools', '--allow', 'read,write', ...workspaceArgs()]);
+        assert.equal(writer.code, 0, writer.stderr);
+        assert.equal(writer.stdout, 'Implemented reverse().\n');
+        assert.equal(readFileSync(join(fixture.workspace, 'src', 'reverse.ts'), 'utf8'), 'export function reverse(text: string): string {\n    return [...text].reverse().join(\'\');\n}\n');
+        fixture.write(join(fixture.workspace, 'src', 'reverse.ts'), 'export function reverse(text: string): string {\n<CURSOR>\n}\n');
+    });
+
     it('exit 2 for usage errors', async () => {
-        for (const args of [['chat'], ['frobnicate'], ['chat', '--agent', 'fake-openai'], ['chat', '--bogus']]) {
+        for (const args of [['chat'], ['frobnicate'], ['chat', '--agent', 'fake-openai'], ['chat', '--bogus'], ['chat', '--agent', 'fake-openai', '--message', 'x', '--tools', '--allow', 'root']]) {
             const run = await bench([...args, ...workspaceArgs()]);
             assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
         }

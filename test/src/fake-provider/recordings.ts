@@ -1,0 +1,17 @@
+/** Small OpenAI Chat recordings built from data, for scripted tool runs (the protocol fixtures stay the recorded ground truth). */
+function chunk(delta: object, finish: string | null = null): string {
+    return `data: ${JSON.stringify({ id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 1763790000, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+}
+
+const usage = (prompt: number, completion: number) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-scripted', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion } })}\n\n`;
+
+export function openAIToolCallsRecording(calls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>): string {
+    return chunk({ role: 'assistant', content: null })
+        + calls.map((call, index) => chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] })).join('')
+        + chunk({}, 'tool_calls') + usage(100, 20) + 'data: [DONE]\n\n';
+}
+
+export function openAITextRecording(text: string): string {
+    return chunk({ role: 'assistant', content: '' }) + chunk({ content: text }) + chunk({}, 'stop') + usage(100, 10) + 'data: [DONE]\n\n';
+}

@@ -51,3 +51,7 @@ export * from './tools/tool';
 export * from './tools/toolkit';
 export * from './tools/file-tools';
 export * from './tools/todo-tool';
+export * from './skills/skills-engine';
+export * from './ports/process-ports';
+export * from './tools/node-process';
+export * from './tools/process-tools';

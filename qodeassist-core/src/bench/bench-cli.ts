@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { extname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sessionAgentFor } from '../agents/agent-request';
 import { Configuration, loadConfiguration, ResolvedAgent } from '../agents/agent-factory';
@@ -21,6 +21,9 @@ import { FILE_TOOLS } from '../tools/file-tools';
 import { createTodoTool } from '../tools/todo-tool';
 import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
 import { WorkspaceFiles } from '../tools/workspace-files';
+import { CommandBuildRunner, NodeTerminal } from '../tools/node-process';
+import { createBuildTool, createTerminalTool, defaultAllowedCommands, splitCommandLine } from '../tools/process-tools';
+import { defaultSkillRoots, SkillsEngine } from '../skills/skills-engine';
 import { firstFencedBlock, parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
@@ -55,6 +58,7 @@ Global options:
   --timeout S          give up after S seconds (exit 1)
   --tools              let the agent use the project tools, confined to --workspace
   --allow CLASSES      tool permission classes granted without asking: read (default), write, execute
+  --build-command CMD  what build_project runs, e.g. "npm run build" (without it, build_project is not offered)
 
 Exit codes: 0 finished, 1 failed (the error category is printed), 2 usage, 130 cancelled (Ctrl+C).`;
 
@@ -63,7 +67,7 @@ const OPTIONS = {
     'timeout': { type: 'string' }, 'json': { type: 'boolean' }, 'agent': { type: 'string' }, 'message': { type: 'string' },
     'file': { type: 'string', multiple: true }, 'line': { type: 'string' }, 'column': { type: 'string' }, 'cursor-marker': { type: 'string' },
     'range': { type: 'string' }, 'instruction': { type: 'string' }, 'help': { type: 'boolean', short: 'h' },
-    'tools': { type: 'boolean' }, 'allow': { type: 'string' }
+    'tools': { type: 'boolean' }, 'allow': { type: 'string' }, 'build-command': { type: 'string' }
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -127,6 +131,14 @@ class BenchContext {
         return this.configurationCache;
     }
 
+    private skillsCache: SkillsEngine | undefined;
+
+    /** Skills from the workspace and the user's folders (the user home is --config-dir's parent when given). */
+    private get skills(): SkillsEngine {
+        this.skillsCache ??= new SkillsEngine(defaultSkillRoots(this.workspace, this.values['config-dir'] ? dirname(resolve(this.io.cwd, this.values['config-dir'])) : this.io.home), { workspace: this.workspace });
+        return this.skillsCache;
+    }
+
     private get secrets(): SecretsStore {
         const envFile = this.values.env ? resolve(this.io.cwd, this.values.env) : join(this.io.cwd, '.env');
         if (this.values.env && !existsSync(envFile)) {
@@ -162,7 +174,7 @@ class BenchContext {
 
     async chat(): Promise<number> {
         const message = this.required('message');
-        const blocks: HistoryBlock[] = [{ type: 'text', text: message }];
+        const blocks: HistoryBlock[] = this.skills.invoke(message) ?? [{ type: 'text', text: message }];
         for (const file of this.values.file ?? []) {
             const path = this.path(file);
             const ref = { path, name: file, mediaType: mediaTypeOf(path) };
@@ -216,7 +228,11 @@ class BenchContext {
         }
         const registry = new ToolContributorRegistry();
         const todo = createTodoTool();
-        registry.register(() => [...FILE_TOOLS, todo]);
+        const terminal = createTerminalTool({ terminal: new NodeTerminal(), allowed: defaultAllowedCommands() });
+        const buildCommand = this.values['build-command'];
+        const build = buildCommand ? createBuildTool(new CommandBuildRunner(splitCommandLine(buildCommand), this.workspace)) : undefined;
+        const loadSkill = this.skills.loadSkillTool();
+        registry.register(() => [...FILE_TOOLS, todo, terminal, loadSkill, ...(build ? [build] : [])]);
         return new ToolKitExecutor(registry, 'bench', {
             files: new WorkspaceFiles([this.workspace]),
             permissions: new FixedPermissionPolicy(new Set(classes as PermissionClass[]))
@@ -251,6 +267,7 @@ class BenchContext {
                 }
             }
         });
+        session.setLayer('skills.catalog', [this.skills.alwaysOnText(), this.values.tools ? this.skills.catalog() : ''].filter(Boolean).join('\n\n'));
         if (layer === 'refactor') {
             session.setLayer('refactor', 'You are refactoring code inside an IDE: keep the file\'s style and indentation, change only the selection.');
         }

@@ -165,7 +165,7 @@ describe('qodeassist-bench (spawned)', function () {
         const second = JSON.parse(server.requests[1].body);
         assert.equal(second.messages.at(-1).content, 'export function reverse(text: string): string {\n<CURSOR>\n}\n');
         assert.deepEqual(JSON.parse(server.requests[0].body).tools.map((tool: { function: { name: string } }) => tool.function.name),
-            ['read_file', 'list_project_files', 'find_file', 'search_project', 'create_file', 'edit_file', 'todo']);
+            ['read_file', 'list_project_files', 'find_file', 'search_project', 'create_file', 'edit_file', 'todo', 'execute_terminal_command', 'load_skill']);
 
         server.reset();
         script();
@@ -174,6 +174,22 @@ describe('qodeassist-bench (spawned)', function () {
         assert.equal(writer.stdout, 'Implemented reverse().\n');
         assert.equal(readFileSync(join(fixture.workspace, 'src', 'reverse.ts'), 'utf8'), 'export function reverse(text: string): string {\n    return [...text].reverse().join(\'\');\n}\n');
         fixture.write(join(fixture.workspace, 'src', 'reverse.ts'), 'export function reverse(text: string): string {\n<CURSOR>\n}\n');
+    });
+
+    it('chat --tools: build_project runs --build-command; a /skill invocation reaches the model in the user message', async () => {
+        fixture.write(join(fixture.workspace, '.qodeassist', 'skills', 'release', 'SKILL.md'), '---\nname: release\ndescription: How we release\n---\nBump the version, then tag.\n');
+        server.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'b1', name: 'build_project', arguments: {} }]) },
+            { kind: 'replay', recording: openAITextRecording('Build is green.') }
+        );
+        const run = await bench(['chat', '--agent', 'fake-openai', '--message', '/release for 1.2', '--tools', '--allow', 'read,execute',
+            '--build-command', `${process.execPath} -e "console.log('compiled 3 files')"`, ...workspaceArgs()]);
+        assert.equal(run.code, 0, run.stderr);
+        const first = JSON.parse(server.requests[0].body);
+        assert.deepEqual(first.messages.at(-1).content.map((part: { text: string }) => part.text), ['<skill name="release">\nBump the version, then tag.\n</skill>', 'for 1.2']);
+        assert.ok(first.tools.some((tool: { function: { name: string } }) => tool.function.name === 'build_project'));
+        const second = JSON.parse(server.requests[1].body);
+        assert.match(second.messages.at(-1).content, /^The build succeeded\.\nOutput \(tail\):\ncompiled 3 files/);
     });
 
     it('exit 2 for usage errors', async () => {

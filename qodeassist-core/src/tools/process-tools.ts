@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { IBuildRunner, ITerminal } from '../ports/process-ports';
+import { AnyTool, defineTool } from './tool';
+import { ToolInputError } from './workspace-files';
+
+export interface TerminalToolOptions {
+    terminal: ITerminal;
+    /** Programs the model may start (the first word of the command). */
+    allowed: readonly string[];
+    timeoutMs?: number;
+    maxOutputChars?: number;
+}
+
+/** What a developer usually lets an assistant run, per OS; configurable. */
+export function defaultAllowedCommands(platform: NodeJS.Platform = process.platform): string[] {
+    const common = ['git', 'node', 'npm', 'npx', 'yarn', 'pnpm', 'python', 'python3', 'pytest', 'cargo', 'go', 'make', 'cmake', 'ctest', 'tsc', 'eslint'];
+    return platform === 'win32'
+        ? [...common, 'dir', 'type', 'where', 'findstr', 'msbuild', 'dotnet']
+        : [...common, 'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'find', 'pwd', 'echo', 'diff', 'which'];
+}
+
+/** Shell syntax that would chain, redirect or expand: refused, since commands run without a shell anyway. */
+const METACHARACTERS = /[;&|`$<>(){}\n\r*?!~]/;
+
+/**
+ * Splits a command line into words, honouring "double" and 'single' quotes. Shell syntax
+ * outside quotes is refused: without a shell it would not do what the model expects.
+ */
+export function splitCommandLine(command: string): string[] {
+    const words: string[] = [];
+    let current = '';
+    let quote: '"' | '\'' | undefined;
+    let started = false;
+    for (const char of command) {
+        if (quote) {
+            if (char === quote) {
+                quote = undefined;
+            } else {
+                current += char;
+            }
+        } else if (char === '"' || char === '\'') {
+            quote = char;
+            started = true;
+        } else if (METACHARACTERS.test(char)) {
+            throw new ToolInputError(`The command contains ${JSON.stringify(char)} outside quotes: pipes, redirection, globs and variables are not supported. Run one program with plain arguments.`);
+        } else if (/\s/.test(char)) {
+            if (started || current) {
+                words.push(current);
+                current = '';
+                started = false;
+            }
+        } else {
+            current += char;
+        }
+    }
+    if (quote) {
+        throw new ToolInputError('The command has an unclosed quote.');
+    }
+    if (started || current) {
+        words.push(current);
+    }
+    return words;
+}
+
+export function createTerminalTool(options: TerminalToolOptions): AnyTool {
+    return defineTool({
+        name: 'execute_terminal_command',
+        description: `Run one command in the workspace, without a shell (no pipes, redirection or variables). Allowed programs: ${options.allowed.join(', ')}.`,
+        permission: 'execute',
+        parameters: z.strictObject({
+            command: z.string().min(1).describe('The command line, e.g. "git status" or "npm test -- --grep parser"'),
+            cwd: z.string().optional().describe('Folder relative to the workspace root'),
+            timeout_seconds: z.number().int().positive().max(1_800).optional()
+        }),
+        run: async (args, context) => {
+            const argv = splitCommandLine(args.command);
+            const program = argv[0]?.split(/[\\/]/).pop() ?? '';
+            if (!argv[0] || argv[0].includes('/') || argv[0].includes('\\') || !options.allowed.includes(program)) {
+                throw new ToolInputError(`"${argv[0] ?? ''}" is not on the allowed list (${options.allowed.join(', ')}). The user can extend the list in the settings.`);
+            }
+            const cwd = context.files.resolve(args.cwd ?? '.');
+            const result = await options.terminal.run(argv, {
+                cwd: cwd.absolute, timeoutMs: (args.timeout_seconds ?? 0) * 1000 || options.timeoutMs || 60_000,
+                maxOutputChars: options.maxOutputChars ?? 30_000, signal: context.signal
+            });
+            const status = result.timedOut ? 'timed out and was stopped' : result.exitCode === null ? 'could not start' : `exited with code ${result.exitCode}`;
+            return { content: `$ ${args.command}\n${result.output}\n[${status}]`, isError: result.exitCode !== 0 };
+        }
+    });
+}
+
+export interface BuildProblem {
+    file: string;
+    line: number;
+    column?: number;
+    severity: 'error' | 'warning';
+    message: string;
+}
+
+/** Problems in the common compiler formats: `file:line:col: error: msg` (gcc, clang, eslint unix) and `file(line,col): error TS…: msg` (tsc). */
+export function parseBuildProblems(output: string): BuildProblem[] {
+    const problems: BuildProblem[] = [];
+    for (const line of output.split('\n')) {
+        const gcc = /^(.+?):(\d+):(?:(\d+):)?\s*(fatal error|error|warning):\s*(.+)$/.exec(line.trim());
+        const tsc = /^(.+?)\((\d+),(\d+)\):\s*(error|warning)\s*(?:TS\d+)?:?\s*(.+)$/.exec(line.trim());
+        const match = gcc ?? tsc;
+        if (match) {
+            problems.push({
+                file: match[1], line: Number(match[2]), column: match[3] ? Number(match[3]) : undefined,
+                severity: match[4] === 'warning' ? 'warning' : 'error', message: match[5].trim()
+            });
+        }
+    }
+    return problems;
+}
+
+export function createBuildTool(runner: IBuildRunner, options: { timeoutMs?: number; maxOutputChars?: number } = {}): AnyTool {
+    return defineTool({
+        name: 'build_project',
+        description: 'Build the project with its configured build and report the result with the problems found.',
+        permission: 'execute',
+        parameters: z.strictObject({}),
+        run: async (_args, context) => {
+            const result = await runner.build({ timeoutMs: options.timeoutMs ?? 600_000, maxOutputChars: options.maxOutputChars ?? 20_000, signal: context.signal });
+            const problems = parseBuildProblems(result.output);
+            const summary = result.timedOut ? 'The build timed out.' : result.exitCode === 0 ? 'The build succeeded.' : `The build failed (exit code ${result.exitCode}).`;
+            const list = problems.length
+                ? `\nProblems (${problems.filter(p => p.severity === 'error').length} errors, ${problems.filter(p => p.severity === 'warning').length} warnings):\n`
+                + problems.slice(0, 50).map(p => `${p.file}:${p.line}${p.column ? `:${p.column}` : ''}: ${p.severity}: ${p.message}`).join('\n') : '';
+            return { content: `${summary}${list}\nOutput (tail):\n${result.output.slice(-4_000)}`, isError: result.exitCode !== 0 };
+        }
+    });
+}

@@ -42,6 +42,8 @@ export interface SessionServices {
 export interface ToolPolicy {
     /** Offer these tools to the model this turn (empty or absent: none). */
     tools?: readonly CtxTool[];
+    /** Runs them for this turn (e.g. a chat's own ToolKit with its permission memory); defaults to the session's. */
+    executor?: ToolExecutor;
 }
 
 /** Produces a pinned block at every send (e.g. a linked file read now); undefined to skip this time. */
@@ -152,7 +154,8 @@ export class Session {
         this.emit([{ type: 'RequestStarted', requestId, agent: this.agent.name, model: this.agent.model }]);
         try {
             const pinned = await this.materializePins();
-            const tools = this.services.tools ? [...policy.tools ?? []] : [];
+            const executor = policy.executor ?? this.services.tools;
+            const tools = executor ? [...policy.tools ?? []] : [];
             const assembly = await this.services.assembler.assemble({
                 layers: [...this.layers].map(([name, text]): SystemLayer => ({ name, text })),
                 history: this.messages, pinned, tools, completion,
@@ -169,8 +172,8 @@ export class Session {
                 requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(assembly.ctx), signal, secrets: this.agent.secrets
             };
             logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
-            const stream = tools.length > 0 && this.services.tools
-                ? new ToolLoopRunner(this.services.tools, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, (turn, results) => this.recordRound(turn, results))
+            const stream = tools.length > 0 && executor
+                ? new ToolLoopRunner(executor, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, (turn, results) => this.recordRound(turn, results))
                 : streamWire(this.agent.protocol, request);
             await this.consume(requestId, stream, signal, assembly.measured);
         } catch (error) {

@@ -230,8 +230,10 @@ async function searchFile(file: ResolvedPath, pattern: RegExp, around: number, r
     return binary ? 0 : count;
 }
 
+/** A unified diff without the `=====` banner the diff package puts first. */
 function patch(path: string, before: string | undefined, after: string): string {
-    return createTwoFilesPatch(before === undefined ? '/dev/null' : `a/${path}`, `b/${path}`, before ?? '', after, undefined, undefined, { context: 3 });
+    return createTwoFilesPatch(before === undefined ? '/dev/null' : `a/${path}`, `b/${path}`, before ?? '', after, undefined, undefined, { context: 3 })
+        .replace(/^=+\n/, '');
 }
 
 export const createFileTool = defineTool({

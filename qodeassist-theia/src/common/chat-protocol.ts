@@ -1,7 +1,7 @@
-import type { SessionEvent } from '@qodeassist/core';
+import type { PermissionAnswer, PermissionRequest, SessionEvent } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 
-export type { SessionEvent };
+export type { PermissionAnswer, PermissionRequest, SessionEvent };
 
 export const QODEASSIST_CHAT_PATH = '/services/qodeassist/chat';
 
@@ -38,4 +38,6 @@ export const QodeAssistChatClient = Symbol('QodeAssistChatClient');
  */
 export interface QodeAssistChatClient {
     onSessionEvents(sessionId: string, events: SessionEvent[]): void;
+    /** A write or execute tool wants to run: the chat shows the exact arguments and the user answers. */
+    requestToolPermission(sessionId: string, request: PermissionRequest): Promise<PermissionAnswer>;
 }

@@ -1,7 +1,8 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
 import { ConfigurationService, EnvironmentSecretsStore } from '@qodeassist/core';
-import { ConfigFixture, FAKE_KEYS, FakeProviderServer, writeFakeAgents } from '@qodeassist/test';
+import { ConfigFixture, FAKE_KEYS, FakeProviderServer, openAITextRecording, openAIToolCallsRecording, writeFakeAgents } from '@qodeassist/test';
+import { readFileSync } from 'node:fs';
 import { QodeAssistChatClient, SessionEvent } from '../common/chat-protocol';
 import { QodeAssistChatServiceImpl } from './chat-service-impl';
 
@@ -9,7 +10,11 @@ describe('QodeAssistChatServiceImpl', () => {
     const server = new FakeProviderServer();
     const fixture = new ConfigFixture();
     const received: Array<{ sessionId: string; event: SessionEvent }> = [];
-    const client: QodeAssistChatClient = { onSessionEvents: (sessionId, events) => received.push(...events.map(event => ({ sessionId, event }))) };
+    const permissionAnswers: Array<'allow-once' | 'allow-chat' | 'deny'> = [];
+    const client: QodeAssistChatClient = {
+        onSessionEvents: (sessionId, events) => received.push(...events.map(event => ({ sessionId, event }))),
+        requestToolPermission: async () => permissionAnswers.shift() ?? 'deny'
+    };
     let configuration: ConfigurationService;
     let service: QodeAssistChatServiceImpl;
 
@@ -72,6 +77,23 @@ describe('QodeAssistChatServiceImpl', () => {
         const terminal = await finished();
         assert.ok(terminal.type === 'Failed' && terminal.error.category === 'Config' && /no agent named "nobody"/.test(terminal.error.message));
         assert.equal(server.requests.length, 0);
+    });
+
+    it('gives a tools agent the workspace tools and asks the frontend before writing', async () => {
+        fixture.write(`${fixture.workspace}/notes.txt`, 'draft');
+        server.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'w1', name: 'edit_file', arguments: { path: 'notes.txt', old_text: 'draft', new_text: 'final' } }]) },
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'w2', name: 'edit_file', arguments: { path: 'notes.txt', old_text: 'final', new_text: 'shipped' } }]) },
+            { kind: 'replay', recording: openAITextRecording('Done.') }
+        );
+        permissionAnswers.push('allow-once', 'deny');
+        const sessionId = await service.openSession();
+        await service.send(sessionId, 'finalize the notes', { workspacePath: fixture.workspace });
+        assert.equal((await finished()).type, 'Finished');
+        assert.equal(readFileSync(`${fixture.workspace}/notes.txt`, 'utf8'), 'final', 'the first edit was allowed, the second denied');
+        const results = received.filter(({ event }) => event.type === 'ToolResult').map(({ event }) => event.type === 'ToolResult' && event.isError);
+        assert.deepEqual(results, [false, true]);
+        assert.ok(JSON.parse(server.requests[0].body).tools.length >= 7);
     });
 
     it('refuses a send to an unknown session with a message saying what to do', async () => {

@@ -1,6 +1,7 @@
 import {
     ConfigurationService, ContentLoader, ContextAssembler, defaultConfigRoots, EnvironmentSecretsStore, environmentVariableFor, pickAgent,
-    QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, sessionAgentFor, TokenEstimator, toErrorInfo
+    QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, sessionAgentFor, TokenEstimator, toErrorInfo,
+    createTerminalTool, createTodoTool, defaultAllowedCommands, FILE_TOOLS, NodeTerminal, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { randomUUID } from 'node:crypto';
@@ -38,6 +39,8 @@ export class WorkspaceConfigurations implements ConfigurationProvider {
 
 interface Chat {
     session?: Session;
+    /** The chat's tools, created for its workspace; remembers "allow for this chat". */
+    tools?: { workspace: string; executor: ToolKitExecutor };
 }
 
 /** The chat sessions of one frontend connection; everything is cancelled when the connection closes. */
@@ -81,7 +84,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
                     await this.managerFor(configurationService).release(previous);
                 }
             }
-            return await chat.session.send([{ type: 'text', text }]);
+            const tools = agent.enableTools && options.workspacePath ? this.toolsFor(chatId, chat, options.workspacePath) : undefined;
+            return await chat.session.send([{ type: 'text', text }], tools ? { tools: tools.definitions(), executor: tools } : {});
         } catch (error) {
             // Nothing was sent: report it as a failed request so the chat shows it like any other.
             const requestId = randomUUID();
@@ -109,6 +113,24 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             stop();
         }
         this.client = undefined;
+    }
+
+    /** The built-in tools for a chat, confined to its workspace folder; write and execute ask the user in that chat. */
+    private toolsFor(chatId: string, chat: Chat, workspace: string): ToolKitExecutor {
+        if (chat.tools?.workspace !== workspace) {
+            const registry = new ToolContributorRegistry();
+            const todo = createTodoTool();
+            const terminal = createTerminalTool({ terminal: new NodeTerminal(), allowed: defaultAllowedCommands() });
+            registry.register(() => [...FILE_TOOLS, todo, terminal]);
+            const executor = new ToolKitExecutor(registry, chatId, {
+                files: new WorkspaceFiles([workspace]),
+                permissions: {
+                    ask: async request => this.client ? this.client.requestToolPermission(chatId, request) : 'deny'
+                }
+            });
+            chat.tools = { workspace, executor };
+        }
+        return chat.tools.executor;
     }
 
     private forward(chatId: string, agent: ResolvedAgent, events: readonly SessionEvent[]): void {

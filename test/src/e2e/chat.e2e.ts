@@ -1,6 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { Browser, Page } from 'playwright-core';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 import { BrowserAppProcess } from './browser-app-process';
 import { launchChromium, screenshotPath } from './chromium';
 import { runCommand, waitForTheiaShell } from './theia-page';
@@ -117,6 +120,31 @@ describe('chat view in Chromium (walking skeleton)', function () {
         assert.match(await error.locator('.qa-error-hint').textContent() ?? '', /environment variable/);
         assert.equal(await error.locator('button[data-action=open-settings]').count(), 1);
         await page.screenshot({ path: screenshotPath('chat-auth-error') });
+    });
+
+    it('runs a tool round: shows the tools, asks before editing, and the edit lands on disk', async () => {
+        const file = join(app.workspace, 'src', 'greeting.ts');
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, 'export const greeting = "hi";\n');
+        fake.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'r1', name: 'read_file', arguments: { path: 'src/greeting.ts' } }]) },
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'e1', name: 'edit_file', arguments: { path: 'src/greeting.ts', old_text: '"hi"', new_text: '"hello"' } }]) },
+            { kind: 'replay', recording: openAITextRecording('Changed the greeting to "hello".') }
+        );
+        await sendMessage('make the greeting friendlier');
+        const prompt = page.locator('.qa-chat .qa-permission[data-tool=edit_file]');
+        await prompt.waitFor({ timeout: 20_000 });
+        assert.match(await prompt.locator('.qa-permission-args').textContent() ?? '', /"old_text": "\\"hi\\""/);
+        assert.equal(readFileSync(file, 'utf8'), 'export const greeting = "hi";\n', 'nothing is written before the user allows it');
+        await page.locator('.qa-chat .qa-tool[data-tool=read_file][data-status=done]').waitFor();
+        await page.screenshot({ path: screenshotPath('chat-tool-permission') });
+        await prompt.locator('button[data-answer=allow-once]').click();
+        await page.locator('.qa-chat .qa-message[data-role=assistant][data-status=done]').last().waitFor({ timeout: 20_000 });
+        assert.equal(readFileSync(file, 'utf8'), 'export const greeting = "hello";\n');
+        assert.equal(await lastAnswer().locator('.qa-tool[data-tool=edit_file][data-status=done]').count(), 1);
+        assert.match(await lastAnswer().locator('.qa-markdown').textContent() ?? '', /Changed the greeting/);
+        await lastAnswer().locator('.qa-tool[data-tool=edit_file] summary').click();
+        await page.screenshot({ path: screenshotPath('chat-tool-round-done') });
     });
 
     it('shows a Network error with Retry when the provider is unreachable', async () => {

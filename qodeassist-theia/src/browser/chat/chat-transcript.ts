@@ -2,6 +2,15 @@ import type { ErrorInfo, SessionEvent, Usage } from '@qodeassist/core';
 
 export type ChatMessageStatus = 'streaming' | 'done' | 'cancelled' | 'failed';
 
+/** One tool call of an answer, as the chat shows it. */
+export interface ToolActivity {
+    callId: string;
+    name: string;
+    arguments?: Record<string, unknown>;
+    status: 'running' | 'done' | 'error';
+    result?: string;
+}
+
 export interface ChatMessage {
     id: number;
     role: 'user' | 'assistant';
@@ -14,6 +23,7 @@ export interface ChatMessage {
     model?: string;
     error?: ErrorInfo;
     usage?: Omit<Usage, 'type' | 'requestId'>;
+    tools: ToolActivity[];
 }
 
 /**
@@ -36,8 +46,8 @@ export class ChatTranscript {
 
     /** Records the user's message and an empty assistant message that the events will fill. */
     beginTurn(text: string): ChatMessage {
-        this.items.push({ id: this.nextId++, role: 'user', text, thinking: '', status: 'done' });
-        const answer: ChatMessage = { id: this.nextId++, role: 'assistant', text: '', thinking: '', status: 'streaming' };
+        this.items.push({ id: this.nextId++, role: 'user', text, thinking: '', status: 'done', tools: [] });
+        const answer: ChatMessage = { id: this.nextId++, role: 'assistant', text: '', thinking: '', status: 'streaming', tools: [] };
         this.items.push(answer);
         return answer;
     }
@@ -79,6 +89,26 @@ export class ChatTranscript {
                     cachedTokens: event.cachedTokens, reasoningTokens: event.reasoningTokens
                 };
                 return true;
+            case 'ToolCallStart':
+                target.tools.push({ callId: event.callId, name: event.name, status: 'running' });
+                return true;
+            case 'ToolCallEnd': {
+                const tool = target.tools.find(candidate => candidate.callId === event.callId);
+                if (tool) {
+                    tool.arguments = event.arguments;
+                } else {
+                    target.tools.push({ callId: event.callId, name: event.name, arguments: event.arguments, status: 'running' });
+                }
+                return true;
+            }
+            case 'ToolResult': {
+                const tool = target.tools.find(candidate => candidate.callId === event.callId);
+                if (tool) {
+                    tool.status = event.isError ? 'error' : 'done';
+                    tool.result = event.content;
+                }
+                return true;
+            }
             case 'Finished':
                 target.status = 'done';
                 return true;

@@ -5,14 +5,31 @@ import { ReactWidget } from '@theia/core/lib/browser/widgets/react-widget';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import * as React from '@theia/core/shared/react';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
-import { ChatSendOptions, QodeAssistChatService } from '../../common/chat-protocol';
+import { ChatSendOptions, PermissionAnswer, PermissionRequest, QodeAssistChatService } from '../../common/chat-protocol';
 import { QodeAssistPreferences } from '../qodeassist-preferences';
 import { QodeAssistChatClientImpl } from './chat-client';
 import { affordanceFor, ChatErrorAction } from './chat-error-affordance';
 import { renderChatMarkdown } from './chat-markdown';
-import { ChatMessage, ChatTranscript } from './chat-transcript';
+import { ChatMessage, ChatTranscript, ToolActivity } from './chat-transcript';
+
+interface PendingPermission {
+    id: number;
+    request: PermissionRequest;
+    answer(answer: PermissionAnswer): void;
+}
 
 const OPEN_PREFERENCES_COMMAND = 'preferences:open';
+
+/** Keeps the newest content in view after every render while the user has not scrolled up. */
+function ScrollAnchor({ stick }: { stick: boolean }): React.ReactElement {
+    const anchor = React.useRef<HTMLDivElement>(null);
+    React.useLayoutEffect(() => {
+        if (stick) {
+            anchor.current?.scrollIntoView({ block: 'end' });
+        }
+    });
+    return <div ref={anchor} className='qa-scroll-anchor' />;
+}
 
 /** One chat, bound to one backend session; a projection of that session's events. */
 @injectable()
@@ -33,6 +50,8 @@ export class ChatWidget extends ReactWidget {
     protected messagesElement: HTMLDivElement | null = null;
     protected inputElement: HTMLTextAreaElement | null = null;
     protected stickToBottom = true;
+    protected readonly permissions: PendingPermission[] = [];
+    protected nextPermissionId = 1;
 
     @postConstruct()
     protected init(): void {
@@ -69,15 +88,6 @@ export class ChatWidget extends ReactWidget {
         this.inputElement?.focus();
     }
 
-    protected override onUpdateRequest(msg: Message): void {
-        super.onUpdateRequest(msg);
-        // React commits the new DOM after this returns; scroll once it is laid out.
-        requestAnimationFrame(() => {
-            if (this.stickToBottom && this.messagesElement) {
-                this.messagesElement.scrollTop = this.messagesElement.scrollHeight;
-            }
-        });
-    }
 
     protected get busy(): boolean {
         return this.transcript.pending !== undefined;
@@ -102,7 +112,7 @@ export class ChatWidget extends ReactWidget {
         this.transcript.beginTurn(message);
         this.update();
         try {
-            this.sessionId ??= this.chatService.openSession();
+            this.sessionId ??= this.openSession();
             await this.chatService.send(await this.sessionId, message, this.sendOptions());
         } catch (error) {
             this.sessionId = undefined;
@@ -114,7 +124,27 @@ export class ChatWidget extends ReactWidget {
         }
     }
 
+    /** Opens the backend session and answers its tools' permission requests in this view. */
+    protected async openSession(): Promise<string> {
+        const id = await this.chatService.openSession();
+        this.toDispose.push(this.chatClient.setPermissionHandler(id, request => new Promise<PermissionAnswer>(resolve => {
+            this.permissions.push({ id: this.nextPermissionId++, request, answer: resolve });
+            this.stickToBottom = true;
+            this.update();
+        })));
+        return id;
+    }
+
+    protected answerPermission(pending: PendingPermission, answer: PermissionAnswer): void {
+        this.permissions.splice(this.permissions.indexOf(pending), 1);
+        pending.answer(answer);
+        this.update();
+    }
+
     async stop(): Promise<void> {
+        for (const pending of this.permissions.splice(0)) {
+            pending.answer('deny');
+        }
         if (this.sessionId) {
             await this.chatService.cancel(await this.sessionId);
         }
@@ -126,6 +156,7 @@ export class ChatWidget extends ReactWidget {
             <div className='qa-messages' ref={element => { this.messagesElement = element; }} onScroll={this.onScroll}>
                 {this.transcript.messages.length === 0 && this.renderEmptyState()}
                 {this.transcript.messages.map(message => this.renderMessage(message))}
+                <ScrollAnchor stick={this.stickToBottom} />
             </div>
             <div className='qa-composer'>
                 <textarea
@@ -176,6 +207,8 @@ export class ChatWidget extends ReactWidget {
                 {message.agent && <span className='qa-message-agent' title={message.model}>{message.agent}</span>}
                 {message.status === 'streaming' && <i className={`${codicon('loading')} theia-animation-spin qa-spinner`} />}
             </div>
+            {message.tools.length > 0 && <div className='qa-tools'>{message.tools.map(tool => this.renderTool(tool))}</div>}
+            {message.status === 'streaming' && this.permissions.map(pending => this.renderPermission(pending))}
             {message.role === 'user'
                 ? <div className='qa-message-body qa-plain'>{message.text}</div>
                 : <div className='qa-message-body qa-markdown' dangerouslySetInnerHTML={{ __html: this.markdownFor(message) }} />}
@@ -185,6 +218,31 @@ export class ChatWidget extends ReactWidget {
                 {`${message.usage.inputTokens} in · ${message.usage.outputTokens} out`
                     + (message.usage.cachedTokens ? ` · ${message.usage.cachedTokens} cached` : '')}
             </div>}
+        </div>;
+    }
+
+    protected renderTool(tool: ToolActivity): React.ReactNode {
+        const icon = tool.status === 'running' ? `${codicon('loading')} theia-animation-spin` : tool.status === 'error' ? codicon('error') : codicon('check');
+        const args = tool.arguments ? JSON.stringify(tool.arguments) : '';
+        return <details key={tool.callId} className='qa-tool' data-tool={tool.name} data-status={tool.status}>
+            <summary><i className={icon} /> <span className='qa-tool-name'>{tool.name}</span> <span className='qa-tool-args'>{args.length > 80 ? `${args.slice(0, 80)}…` : args}</span></summary>
+            {tool.result !== undefined && <pre className='qa-tool-result'>{tool.result}</pre>}
+        </details>;
+    }
+
+    protected renderPermission(pending: PendingPermission): React.ReactNode {
+        const { request } = pending;
+        return <div key={pending.id} className='qa-permission' data-tool={request.tool}>
+            <div className='qa-permission-title'>
+                <i className={codicon(request.permission === 'execute' ? 'terminal' : 'edit')} />
+                {` QodeAssist wants to run ${request.tool} (${request.permission})`}
+            </div>
+            <pre className='qa-permission-args'>{JSON.stringify(request.arguments, undefined, 2)}</pre>
+            <div className='qa-permission-actions'>
+                <button className='theia-button' data-answer='allow-once' onClick={() => this.answerPermission(pending, 'allow-once')}>{nls.localize('qodeassist/chat/allowOnce', 'Allow once')}</button>
+                <button className='theia-button secondary' data-answer='allow-chat' onClick={() => this.answerPermission(pending, 'allow-chat')}>{nls.localize('qodeassist/chat/allowChat', 'Allow for this chat')}</button>
+                <button className='theia-button secondary' data-answer='deny' onClick={() => this.answerPermission(pending, 'deny')}>{nls.localize('qodeassist/chat/deny', 'Deny')}</button>
+            </div>
         </div>;
     }
 

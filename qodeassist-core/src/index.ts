@@ -55,3 +55,6 @@ export * from './skills/skills-engine';
 export * from './ports/process-ports';
 export * from './tools/node-process';
 export * from './tools/process-tools';
+export * from './tools/history-tool';
+export * from './ports/diagnostics';
+export * from './tools/diagnostics-tool';

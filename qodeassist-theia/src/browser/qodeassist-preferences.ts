@@ -8,6 +8,26 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             default: '',
             description: 'The agent that answers in chat. Empty: the first agent of the [chat] roster (.qodeassist/agents/rosters.toml) whose match rules fit.'
         },
+        'qodeassist.tools.disabled': {
+            type: 'array', items: { type: 'string' }, default: [],
+            description: 'Tools the agents may not use, by name (read_file, list_project_files, find_file, search_project, create_file, edit_file, execute_terminal_command, build_project, get_diagnostics, todo, load_skill).'
+        },
+        'qodeassist.tools.terminal.allowedCommands': {
+            type: 'array', items: { type: 'string' }, default: [],
+            description: 'Programs execute_terminal_command may start (the first word of a command). Empty: a built-in list for the OS (git, npm, node, make, ls, cat, …). Commands never run through a shell.'
+        },
+        'qodeassist.build.command': {
+            type: 'string', default: '',
+            description: 'The command build_project runs in the workspace folder, e.g. "npm run build". Empty: the build_project tool is not offered.'
+        },
+        'qodeassist.tools.allowOutsideWorkspace': {
+            type: 'boolean', default: false,
+            description: 'Let tools read and write files outside the workspace folder. Off: every path is confined to the workspace.'
+        },
+        'qodeassist.tools.useGitignore': {
+            type: 'boolean', default: true,
+            description: 'Hide files matched by .gitignore from the tools, in addition to .qodeassistignore.'
+        },
         'qodeassist.chat.sendOnEnter': {
             type: 'boolean',
             default: true,
@@ -18,6 +38,11 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
 
 export interface QodeAssistConfiguration {
     'qodeassist.chat.agent': string;
+    'qodeassist.tools.disabled': string[];
+    'qodeassist.tools.terminal.allowedCommands': string[];
+    'qodeassist.build.command': string;
+    'qodeassist.tools.allowOutsideWorkspace': boolean;
+    'qodeassist.tools.useGitignore': boolean;
     'qodeassist.chat.sendOnEnter': boolean;
 }
 

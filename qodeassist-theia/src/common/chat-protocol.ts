@@ -1,7 +1,7 @@
-import type { PermissionAnswer, PermissionRequest, SessionEvent } from '@qodeassist/core';
+import type { Diagnostic, PermissionAnswer, PermissionRequest, SessionEvent } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 
-export type { PermissionAnswer, PermissionRequest, SessionEvent };
+export type { Diagnostic, PermissionAnswer, PermissionRequest, SessionEvent };
 
 export const QODEASSIST_CHAT_PATH = '/services/qodeassist/chat';
 
@@ -14,6 +14,19 @@ export interface ChatSendOptions {
     /** The file in focus, workspace-relative, for the agents' [match] rules. */
     file?: string;
     project?: string;
+    /** The user's tool settings (preferences `qodeassist.tools.*`). */
+    tools?: ChatToolSettings;
+}
+
+export interface ChatToolSettings {
+    /** Tools turned off by name. */
+    disabled: string[];
+    /** Programs execute_terminal_command may start; empty: the built-in list for the OS. */
+    allowedCommands: string[];
+    /** What build_project runs; empty: no build_project tool. */
+    buildCommand: string;
+    allowOutsideWorkspace: boolean;
+    useGitignore: boolean;
 }
 
 export const QodeAssistChatService = Symbol('QodeAssistChatService');
@@ -40,4 +53,6 @@ export interface QodeAssistChatClient {
     onSessionEvents(sessionId: string, events: SessionEvent[]): void;
     /** A write or execute tool wants to run: the chat shows the exact arguments and the user answers. */
     requestToolPermission(sessionId: string, request: PermissionRequest): Promise<PermissionAnswer>;
+    /** The problems the IDE shows (language servers, linters) for a file path, or all. */
+    getDiagnostics(path?: string): Promise<Diagnostic[]>;
 }

@@ -13,7 +13,8 @@ describe('QodeAssistChatServiceImpl', () => {
     const permissionAnswers: Array<'allow-once' | 'allow-chat' | 'deny'> = [];
     const client: QodeAssistChatClient = {
         onSessionEvents: (sessionId, events) => received.push(...events.map(event => ({ sessionId, event }))),
-        requestToolPermission: async () => permissionAnswers.shift() ?? 'deny'
+        requestToolPermission: async () => permissionAnswers.shift() ?? 'deny',
+        getDiagnostics: async () => [{ path: `${fixture.workspace}/notes.txt`, line: 1, column: 1, severity: 'error', message: 'spelling' }]
     };
     let configuration: ConfigurationService;
     let service: QodeAssistChatServiceImpl;
@@ -94,6 +95,27 @@ describe('QodeAssistChatServiceImpl', () => {
         const results = received.filter(({ event }) => event.type === 'ToolResult').map(({ event }) => event.type === 'ToolResult' && event.isError);
         assert.deepEqual(results, [false, true]);
         assert.ok(JSON.parse(server.requests[0].body).tools.length >= 7);
+    });
+
+    it('honours the tool settings: disabled tools, build command, diagnostics from the frontend, skills', async () => {
+        fixture.write(`${fixture.workspace}/.qodeassist/skills/tone/SKILL.md`, '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
+        server.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'd1', name: 'get_diagnostics', arguments: {} }]) },
+            { kind: 'replay', recording: openAITextRecording('One spelling error.') }
+        );
+        const sessionId = await service.openSession();
+        await service.send(sessionId, '/tone check the notes', {
+            workspacePath: fixture.workspace,
+            tools: { disabled: ['execute_terminal_command'], allowedCommands: [], buildCommand: 'make all', allowOutsideWorkspace: false, useGitignore: true }
+        });
+        assert.equal((await finished()).type, 'Finished');
+        const first = JSON.parse(server.requests[0].body);
+        const names = first.tools.map((tool: { function: { name: string } }) => tool.function.name);
+        assert.ok(names.includes('build_project') && names.includes('get_diagnostics') && names.includes('load_skill'));
+        assert.ok(!names.includes('execute_terminal_command'));
+        assert.match(first.messages[0].content, /- tone: Write kindly/, 'the skills catalog is a system layer');
+        assert.deepEqual(first.messages.at(-1).content.map((part: { text: string }) => part.text), ['<skill name="tone">\nBe kind.\n</skill>', 'check the notes']);
+        assert.equal(JSON.parse(server.requests[1].body).messages.at(-1).content, 'notes.txt:1:1: error: spelling');
     });
 
     it('refuses a send to an unknown session with a message saying what to do', async () => {

@@ -1,11 +1,12 @@
 import {
     ConfigurationService, ContentLoader, ContextAssembler, defaultConfigRoots, EnvironmentSecretsStore, environmentVariableFor, pickAgent,
     QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, sessionAgentFor, TokenEstimator, toErrorInfo,
-    createTerminalTool, createTodoTool, defaultAllowedCommands, FILE_TOOLS, NodeTerminal, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles
+    createTerminalTool, createTodoTool, defaultAllowedCommands, FILE_TOOLS, NodeTerminal, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles,
+    CommandBuildRunner, createBuildTool, createDiagnosticsTool, defaultSkillRoots, SkillsEngine, splitCommandLine, HistoryBlock
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { randomUUID } from 'node:crypto';
-import { ChatSendOptions, QodeAssistChatClient, QodeAssistChatService } from '../common/chat-protocol';
+import { ChatSendOptions, ChatToolSettings, QodeAssistChatClient, QodeAssistChatService } from '../common/chat-protocol';
 
 export const QodeAssistSecretsStore = Symbol('QodeAssistSecretsStore');
 export const QodeAssistConfiguration = Symbol('QodeAssistConfiguration');
@@ -39,8 +40,8 @@ export class WorkspaceConfigurations implements ConfigurationProvider {
 
 interface Chat {
     session?: Session;
-    /** The chat's tools, created for its workspace; remembers "allow for this chat". */
-    tools?: { workspace: string; executor: ToolKitExecutor };
+    /** The chat's tools, created for its workspace and settings; remembers "allow for this chat". */
+    tools?: { key: string; executor: ToolKitExecutor };
 }
 
 /** The chat sessions of one frontend connection; everything is cancelled when the connection closes. */
@@ -52,6 +53,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     private readonly estimator = new TokenEstimator();
     private readonly assembler = new ContextAssembler(this.estimator, new ContentLoader());
     private readonly stopWatching: Array<() => void> = [];
+    private readonly skills = new Map<string, SkillsEngine>();
 
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
@@ -84,8 +86,11 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
                     await this.managerFor(configurationService).release(previous);
                 }
             }
-            const tools = agent.enableTools && options.workspacePath ? this.toolsFor(chatId, chat, options.workspacePath) : undefined;
-            return await chat.session.send([{ type: 'text', text }], tools ? { tools: tools.definitions(), executor: tools } : {});
+            const skills = this.skillsFor(options.workspacePath);
+            const tools = agent.enableTools && options.workspacePath ? this.toolsFor(chatId, chat, options.workspacePath, options.tools, skills) : undefined;
+            chat.session.setLayer('skills.catalog', [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n'));
+            const blocks: HistoryBlock[] = skills.invoke(text) ?? [{ type: 'text', text }];
+            return await chat.session.send(blocks, tools ? { tools: tools.definitions(), executor: tools } : {});
         } catch (error) {
             // Nothing was sent: report it as a failed request so the chat shows it like any other.
             const requestId = randomUUID();
@@ -112,25 +117,46 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         for (const stop of this.stopWatching.splice(0)) {
             stop();
         }
+        for (const engine of this.skills.values()) {
+            engine.dispose();
+        }
+        this.skills.clear();
         this.client = undefined;
     }
 
     /** The built-in tools for a chat, confined to its workspace folder; write and execute ask the user in that chat. */
-    private toolsFor(chatId: string, chat: Chat, workspace: string): ToolKitExecutor {
-        if (chat.tools?.workspace !== workspace) {
+    private toolsFor(chatId: string, chat: Chat, workspace: string, settings: ChatToolSettings | undefined, skills: SkillsEngine): ToolKitExecutor {
+        const key = JSON.stringify([workspace, settings ?? null]);
+        if (chat.tools?.key !== key) {
             const registry = new ToolContributorRegistry();
             const todo = createTodoTool();
-            const terminal = createTerminalTool({ terminal: new NodeTerminal(), allowed: defaultAllowedCommands() });
-            registry.register(() => [...FILE_TOOLS, todo, terminal]);
+            const allowed = settings?.allowedCommands.length ? settings.allowedCommands : defaultAllowedCommands();
+            const terminal = createTerminalTool({ terminal: new NodeTerminal(), allowed });
+            const build = settings?.buildCommand.trim() ? createBuildTool(new CommandBuildRunner(splitCommandLine(settings.buildCommand), workspace)) : undefined;
+            const diagnostics = createDiagnosticsTool({ get: async path => this.client ? this.client.getDiagnostics(path) : [] });
+            const loadSkill = skills.loadSkillTool();
+            registry.register(() => [...FILE_TOOLS, todo, terminal, diagnostics, loadSkill, ...(build ? [build] : [])]);
             const executor = new ToolKitExecutor(registry, chatId, {
-                files: new WorkspaceFiles([workspace]),
+                files: new WorkspaceFiles([workspace], { allowOutside: settings?.allowOutsideWorkspace, useGitignore: settings?.useGitignore ?? true }),
+                disabled: new Set(settings?.disabled ?? []),
                 permissions: {
                     ask: async request => this.client ? this.client.requestToolPermission(chatId, request) : 'deny'
                 }
             });
-            chat.tools = { workspace, executor };
+            chat.tools = { key, executor };
         }
         return chat.tools.executor;
+    }
+
+    /** Skills of a workspace (and the user's), watched. */
+    private skillsFor(workspace: string | undefined): SkillsEngine {
+        const key = workspace ?? '';
+        let engine = this.skills.get(key);
+        if (!engine) {
+            engine = new SkillsEngine(defaultSkillRoots(workspace), { workspace }).start();
+            this.skills.set(key, engine);
+        }
+        return engine;
     }
 
     private forward(chatId: string, agent: ResolvedAgent, events: readonly SessionEvent[]): void {

@@ -1,6 +1,9 @@
 import { Emitter, Event } from '@theia/core';
-import { injectable } from '@theia/core/shared/inversify';
-import { PermissionAnswer, PermissionRequest, QodeAssistChatClient, SessionEvent } from '../../common/chat-protocol';
+import URI from '@theia/core/lib/common/uri';
+import { inject, injectable } from '@theia/core/shared/inversify';
+import { ProblemManager } from '@theia/markers/lib/browser/problem/problem-manager';
+import { Diagnostic, PermissionAnswer, PermissionRequest, QodeAssistChatClient, SessionEvent } from '../../common/chat-protocol';
+import { toDiagnostics } from './diagnostics-conversion';
 
 export interface SessionEventsEnvelope {
     sessionId: string;
@@ -10,6 +13,8 @@ export interface SessionEventsEnvelope {
 /** Receives every session event the backend pushes and fans it out; each chat widget listens for its own session. */
 @injectable()
 export class QodeAssistChatClientImpl implements QodeAssistChatClient {
+    @inject(ProblemManager) protected readonly problems: ProblemManager;
+
     private readonly onSessionEventsEmitter = new Emitter<SessionEventsEnvelope>();
     readonly onDidReceiveSessionEvents: Event<SessionEventsEnvelope> = this.onSessionEventsEmitter.event;
 
@@ -23,6 +28,11 @@ export class QodeAssistChatClientImpl implements QodeAssistChatClient {
     async requestToolPermission(sessionId: string, request: PermissionRequest): Promise<PermissionAnswer> {
         const handler = this.permissionHandlers.get(sessionId);
         return handler ? handler(request) : 'deny';
+    }
+
+    async getDiagnostics(path?: string): Promise<Diagnostic[]> {
+        const markers = this.problems.findMarkers(path ? { uri: URI.fromFilePath(path) } : undefined);
+        return toDiagnostics(markers.map(marker => ({ uri: marker.uri, diagnostic: marker.data })));
     }
 
     setPermissionHandler(sessionId: string, handler: (request: PermissionRequest) => Promise<PermissionAnswer>): { dispose(): void } {

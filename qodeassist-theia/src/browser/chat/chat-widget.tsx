@@ -98,7 +98,14 @@ export class ChatWidget extends ReactWidget {
         return {
             workspacePath: root?.resource.path.fsPath(),
             project: root?.name,
-            agent: this.preferences['qodeassist.chat.agent'] || undefined
+            agent: this.preferences['qodeassist.chat.agent'] || undefined,
+            tools: {
+                disabled: this.preferences['qodeassist.tools.disabled'],
+                allowedCommands: this.preferences['qodeassist.tools.terminal.allowedCommands'],
+                buildCommand: this.preferences['qodeassist.build.command'],
+                allowOutsideWorkspace: this.preferences['qodeassist.tools.allowOutsideWorkspace'],
+                useGitignore: this.preferences['qodeassist.tools.useGitignore']
+            }
         };
     }
 

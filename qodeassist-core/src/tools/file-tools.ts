@@ -1,5 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
-import { createReadStream, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -173,17 +174,32 @@ export const searchProjectTool = defineTool({
         const around = args.context_lines ?? 1;
         const out: string[] = [];
         let matches = 0;
-        for (const root of rootsOf(context.files)) {
-            for await (const file of walk(context.files, root, context.signal)) {
-                if (matchesGlob && !matchesGlob(file.relative)) {
-                    continue;
+        const ripgrep = await searchWithRipgrep(args, context, limit, around, matchesGlob);
+        if (ripgrep) {
+            out.push(...ripgrep.lines);
+            matches = ripgrep.matches;
+        } else {
+            // Read files a batch at a time (I/O overlaps), but report them in walk order.
+            const batch: ResolvedPath[] = [];
+            const flush = async () => {
+                const results = await Promise.all(batch.splice(0).map(file => searchFile(file, pattern, around, limit)));
+                for (const result of results) {
+                    const room = limit - Math.min(matches, limit);
+                    out.push(...result.groups.slice(0, room).flatMap(group => group.lines));
+                    matches += result.count;
                 }
-                const info = await stat(file.absolute);
-                if (info.size > MAX_SEARCH_FILE_BYTES) {
-                    continue;
+            };
+            for (const root of rootsOf(context.files)) {
+                for await (const file of walk(context.files, root, context.signal)) {
+                    if (!matchesGlob || matchesGlob(file.relative)) {
+                        batch.push(file);
+                        if (batch.length >= SEARCH_BATCH) {
+                            await flush();
+                        }
+                    }
                 }
-                matches += await searchFile(file, pattern, around, limit - Math.min(matches, limit), out);
             }
+            await flush();
         }
         if (matches === 0) {
             return { content: `No match for ${args.regex ? '/' + args.query + '/' : JSON.stringify(args.query)}.` };
@@ -193,41 +209,144 @@ export const searchProjectTool = defineTool({
     }
 });
 
-/** Streams one file line by line; appends shown matches (up to `room`) to `out` and returns how many matched. */
-async function searchFile(file: ResolvedPath, pattern: RegExp, around: number, room: number, out: string[]): Promise<number> {
-    const lines = createInterface({ input: createReadStream(file.absolute, { encoding: 'utf8' }), crlfDelay: Infinity });
-    const before: string[] = [];
-    let count = 0;
-    let trailing = 0;
-    let lineNumber = 0;
-    let binary = false;
-    for await (const line of lines) {
-        lineNumber++;
-        if (line.includes('\0')) {
-            binary = true;
-            break;
+let ripgrepAvailable: Promise<boolean> | undefined;
+
+/** Whether `rg` is on PATH (asked once per process). */
+export function hasRipgrep(): Promise<boolean> {
+    ripgrepAvailable ??= new Promise(resolve => {
+        const probe = spawn('rg', ['--version'], { stdio: 'ignore' });
+        probe.on('error', () => resolve(false));
+        probe.on('close', code => resolve(code === 0));
+    });
+    return ripgrepAvailable;
+}
+
+interface RipgrepEvent {
+    type: 'match' | 'context' | string;
+    data: { path?: { text?: string }; lines?: { text?: string }; line_number?: number };
+}
+
+/**
+ * search_project through ripgrep when it is installed: same arguments, same output format,
+ * same ignore rules (our .qodeassistignore is passed to rg and every path is checked again).
+ * Returns undefined to fall back to the JS search (no rg, or rg failed).
+ */
+async function searchWithRipgrep(
+    args: { query: string; regex?: boolean; case_sensitive?: boolean; whole_word?: boolean; glob?: string },
+    context: ToolContext, limit: number, around: number, matchesGlob: ((path: string) => boolean) | undefined
+): Promise<{ lines: string[]; matches: number } | undefined> {
+    if (process.env.QODEASSIST_SEARCH_ENGINE === 'js' || !(await hasRipgrep())) {
+        return undefined;
+    }
+    const lines: string[] = [];
+    let matches = 0;
+    for (const root of context.files.roots) {
+        const rgArgs = ['--json', '--hidden', '--glob', '!.git', '--glob', '!node_modules', '-C', String(around), '--max-filesize', String(MAX_SEARCH_FILE_BYTES),
+            args.case_sensitive ? '--case-sensitive' : '--ignore-case', ...(args.regex ? [] : ['--fixed-strings']), ...(args.whole_word ? ['--word-regexp'] : []),
+            ...(args.glob ? ['--glob', args.glob] : []),
+            ...(existsSync(join(root, '.qodeassistignore')) ? ['--ignore-file', join(root, '.qodeassistignore')] : []), '--', args.query, '.'];
+        const ok = await new Promise<boolean>(resolve => {
+            const child = spawn('rg', rgArgs, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
+            const onAbort = () => child.kill('SIGKILL');
+            context.signal?.addEventListener('abort', onAbort, { once: true });
+            const reader = createInterface({ input: child.stdout, crlfDelay: Infinity });
+            const readerClosed = new Promise<void>(done => reader.once('close', () => done()));
+            reader.on('line', line => {
+                let event: RipgrepEvent;
+                try {
+                    event = JSON.parse(line) as RipgrepEvent;
+                } catch {
+                    return;
+                }
+                if (event.type !== 'match' && event.type !== 'context') {
+                    return;
+                }
+                const relativePath = (event.data.path?.text ?? '').replace(/^\.\//, '');
+                const path = { absolute: join(root, relativePath), root, relative: relativePath };
+                if (context.files.isIgnored(path) || (matchesGlob && !matchesGlob(relativePath))) {
+                    return;
+                }
+                const text = (event.data.lines?.text ?? '').replace(/\r?\n$/, '');
+                if (event.type === 'match') {
+                    matches++;
+                    if (matches <= limit) {
+                        lines.push(`${relativePath}:${event.data.line_number}: ${text}`);
+                    }
+                } else if (matches <= limit) {
+                    lines.push(`${relativePath}-${event.data.line_number}- ${text}`);
+                }
+            });
+            child.on('error', () => resolve(false));
+            child.on('close', code => {
+                context.signal?.removeEventListener('abort', onAbort);
+                // 0: matches, 1: none; anything else (a bad regex for rg, say) falls back.
+                void readerClosed.then(() => resolve(code === 0 || code === 1));
+            });
+        });
+        if (context.signal?.aborted) {
+            throw new CancelledError();
         }
-        if (pattern.test(line)) {
-            count++;
-            if (count <= room) {
-                before.forEach((text, i) => out.push(`${file.relative}-${lineNumber - before.length + i}- ${text}`));
-                out.push(`${file.relative}:${lineNumber}: ${line}`);
-                trailing = around;
-            }
-            before.length = 0;
-            continue;
-        }
-        if (trailing > 0 && count <= room) {
-            out.push(`${file.relative}-${lineNumber}- ${line}`);
-            trailing--;
-        } else if (around > 0) {
-            before.push(line);
-            if (before.length > around) {
-                before.shift();
-            }
+        if (!ok) {
+            return undefined;
         }
     }
-    return binary ? 0 : count;
+    return { lines: trimTrailingContext(lines), matches };
+}
+
+/** Context lines printed after the last shown match belong to matches not shown: drop them. */
+function trimTrailingContext(lines: string[]): string[] {
+    let end = lines.length;
+    while (end > 0 && !/^[^:]*:\d+: /.test(lines[end - 1]) && /-\d+- /.test(lines[end - 1])) {
+        end--;
+    }
+    return lines.slice(0, end).length === lines.length ? lines : lines.slice(0, end);
+}
+
+const SEARCH_BATCH = 32;
+
+/** One match with the context lines printed around it (context shared with a neighbour is printed once). */
+interface MatchGroup {
+    lines: string[];
+}
+
+/** Scans one file (read whole: files are capped at 2 MB) and returns its first `room` matches, and how many there are. */
+async function searchFile(file: ResolvedPath, pattern: RegExp, around: number, room: number): Promise<{ count: number; groups: MatchGroup[] }> {
+    const bytes = await readFile(file.absolute).catch(() => undefined);
+    if (!bytes || bytes.length > MAX_SEARCH_FILE_BYTES || bytes.subarray(0, 8_000).includes(0)) {
+        return { count: 0, groups: [] };
+    }
+    const text = bytes.toString('utf8');
+    if (!pattern.test(text)) {
+        return { count: 0, groups: [] };
+    }
+    const lines = text.split(/\r?\n/);
+    if (lines[lines.length - 1] === '') {
+        lines.pop();
+    }
+    const groups: MatchGroup[] = [];
+    let count = 0;
+    let lastShown = -1;
+    for (let index = 0; index < lines.length; index++) {
+        if (!pattern.test(lines[index])) {
+            continue;
+        }
+        count++;
+        if (count > room) {
+            continue;
+        }
+        const group: MatchGroup = { lines: [] };
+        for (let before = Math.max(lastShown + 1, index - around); before < index; before++) {
+            group.lines.push(`${file.relative}-${before + 1}- ${lines[before]}`);
+        }
+        group.lines.push(`${file.relative}:${index + 1}: ${lines[index]}`);
+        lastShown = index;
+        for (let after = index + 1; after <= Math.min(lines.length - 1, index + around) && !pattern.test(lines[after]); after++) {
+            group.lines.push(`${file.relative}-${after + 1}- ${lines[after]}`);
+            lastShown = after;
+        }
+        groups.push(group);
+    }
+    return { count, groups };
 }
 
 /** A unified diff without the `=====` banner the diff package puts first. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PermissionAnswer, PermissionRequest } from '../ports/permission-prompt';
 import { ToolCall } from '../wire/assistant-turn';
-import { FILE_TOOLS } from './file-tools';
+import { FILE_TOOLS, hasRipgrep } from './file-tools';
 import { createTodoTool } from './todo-tool';
 import { ToolContributorRegistry, ToolKitExecutor } from './toolkit';
 import { WorkspaceFiles } from './workspace-files';
@@ -80,16 +80,29 @@ describe('ToolKit', () => {
         assert.equal((await call('find_file', { query: 'smts' })).content, 'src/main.ts\nsrc/util/math.ts');
     });
 
-    it('search_project finds text with context, honours case, glob, regex and ignore rules', async () => {
-        assert.equal((await call('search_project', { query: 'TODO', case_sensitive: true, context_lines: 0 })).content,
-            'README.md:2: TODO: write docs\nsrc/main.ts:4:     // TODO: print the sum');
-        assert.equal((await call('search_project', { query: 'todo', glob: 'src/**/*.ts', context_lines: 1 })).content,
-            'src/main.ts-3- export function main() {\nsrc/main.ts:4:     // TODO: print the sum\nsrc/main.ts-5-     return add(1, 2);\nsrc/util/math.ts-3- }\nsrc/util/math.ts:4: // todo later');
-        assert.equal((await call('search_project', { query: 'add\\(\\d', regex: true, context_lines: 0 })).content, 'src/main.ts:5:     return add(1, 2);');
-        assert.match((await call('search_project', { query: 'add(', regex: true })).content, /regular expression is invalid/);
-        assert.equal((await call('search_project', { query: 'line', max_results: 2, context_lines: 0, glob: 'big.txt' })).content,
-            'big.txt:1: line 1\nbig.txt:2: line 2\n[2498 more matches not shown; narrow the query or the glob]');
-    });
+    for (const engine of ['js', 'ripgrep'] as const) {
+        describe(`search_project with the ${engine} engine`, () => {
+            before(async () => {
+                if (engine === 'js') {
+                    process.env.QODEASSIST_SEARCH_ENGINE = 'js';
+                } else {
+                    assert.equal(await hasRipgrep(), true, 'rg must be installed for this test (npm test installs the Debian package ripgrep)');
+                }
+            });
+            after(() => { delete process.env.QODEASSIST_SEARCH_ENGINE; });
+
+        it('search_project finds text with context, honours case, glob, regex and ignore rules', async () => {
+            assert.equal((await call('search_project', { query: 'TODO', case_sensitive: true, context_lines: 0 })).content,
+                'README.md:2: TODO: write docs\nsrc/main.ts:4:     // TODO: print the sum');
+            assert.equal((await call('search_project', { query: 'todo', glob: 'src/**/*.ts', context_lines: 1 })).content,
+                'src/main.ts-3- export function main() {\nsrc/main.ts:4:     // TODO: print the sum\nsrc/main.ts-5-     return add(1, 2);\nsrc/util/math.ts-3- }\nsrc/util/math.ts:4: // todo later');
+            assert.equal((await call('search_project', { query: 'add\\(\\d', regex: true, context_lines: 0 })).content, 'src/main.ts:5:     return add(1, 2);');
+            assert.match((await call('search_project', { query: 'add(', regex: true })).content, /regular expression is invalid/);
+            assert.equal((await call('search_project', { query: 'line', max_results: 2, context_lines: 0, glob: 'big.txt' })).content,
+                'big.txt:1: line 1\nbig.txt:2: line 2\n[2498 more matches not shown; narrow the query or the glob]');
+        });
+        });
+    }
 
     it('asks before writing: allow once asks again, allow for this chat does not, deny tells the model', async () => {
         answers.push('allow-once', 'allow-chat', 'deny');

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { assembleTable, estimatorTable, measureAssemble, measureEstimator } from './context-benchmarks';
+import { measureSearch, searchTable } from './search-benchmark';
 import { measureWireThroughput, throughputTable } from './wire-throughput';
 
 const BENCHMARKS_MD = join(__dirname, '..', '..', '..', 'BENCHMARKS.md');
@@ -56,6 +57,19 @@ async function main(): Promise<void> {
             'other half of the corpus (documents alternate between the halves), as a live session would.',
             '',
             estimator
+        ].join('\n'));
+    }
+    if (!only || only === 'search') {
+        console.log('search_project against rg…');
+        const table = searchTable(await measureSearch());
+        console.log(table);
+        writeSection('search', 'Tools: search_project against ripgrep', [
+            `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.`,
+            'The installed `node_modules/@theia` tree (thousands of files), the same queries, a warm file cache. The baseline is the `rg`',
+            'CLI counting matches; search_project formats up to 1,000 matches with their paths and counts the rest. Its ripgrep engine is',
+            'what users get when rg is on PATH; the JS engine is the fallback. Aim: ≤ 1.5× rg.',
+            '',
+            table
         ].join('\n'));
     }
 }

@@ -30,22 +30,28 @@ function messagesOf(payload: RequestBody, key = 'messages'): unknown[] | undefin
     return Array.isArray(value) ? value : undefined;
 }
 
+/**
+ * The replay all protocols share: the payload's own list under `key`, then the assistant
+ * turn, then the results — each protocol says only how the turn and the results look.
+ * Without a list, a turn or results there is nothing to continue: undefined, never an empty body.
+ */
+function replay(
+    payload: RequestBody, key: string, turn: AssistantTurn, results: readonly ToolResultInput[],
+    shape: (native: unknown, results: readonly ToolResultInput[]) => unknown[], list = messagesOf(payload, key)
+): RequestBody | undefined {
+    if (!list || !turn.native || results.length === 0) {
+        return undefined;
+    }
+    return { ...payload, [key]: [...list, ...shape(turn.native, results)] };
+}
+
 /** OpenAI Chat: the assistant message with `tool_calls`, then one `role: tool` message per call. */
 const openAIChat: WireProtocol = {
     name: 'openai-chat',
     framing: 'sse',
     createDecoder: requestId => new OpenAIChatDecoder(requestId),
-    buildContinuation: (payload, turn, results) => {
-        const messages = messagesOf(payload);
-        if (!messages || !turn.native || results.length === 0) {
-            return undefined;
-        }
-        return {
-            ...payload,
-            messages: [...messages, turn.native,
-                ...results.map(result => ({ role: 'tool', tool_call_id: result.callId, content: result.content }))]
-        };
-    }
+    buildContinuation: (payload, turn, results) => replay(payload, 'messages', turn, results, (native, done) =>
+        [native, ...done.map(result => ({ role: 'tool', tool_call_id: result.callId, content: result.content }))])
 };
 
 /** Claude: the assistant content blocks, then ONE user message holding every `tool_result` block. */
@@ -53,22 +59,12 @@ const anthropicMessages: WireProtocol = {
     name: 'anthropic-messages',
     framing: 'sse',
     createDecoder: requestId => new AnthropicDecoder(requestId),
-    buildContinuation: (payload, turn, results) => {
-        const messages = messagesOf(payload);
-        if (!messages || !turn.native || results.length === 0) {
-            return undefined;
-        }
-        return {
-            ...payload,
-            messages: [...messages, turn.native, {
-                role: 'user',
-                content: results.map(result => ({
-                    type: 'tool_result', tool_use_id: result.callId, content: result.content,
-                    ...(result.isError ? { is_error: true } : {})
-                }))
-            }]
-        };
-    }
+    buildContinuation: (payload, turn, results) => replay(payload, 'messages', turn, results, (native, done) => [native, {
+        role: 'user',
+        content: done.map(result => ({
+            type: 'tool_result', tool_use_id: result.callId, content: result.content, ...(result.isError ? { is_error: true } : {})
+        }))
+    }])
 };
 
 /** Responses: the output items verbatim (reasoning, messages, function calls), then a `function_call_output` per call. */
@@ -76,19 +72,9 @@ const openAIResponses: WireProtocol = {
     name: 'openai-responses',
     framing: 'sse',
     createDecoder: requestId => new OpenAIResponsesDecoder(requestId),
-    buildContinuation: (payload, turn, results) => {
-        const input = typeof payload.input === 'string'
-            ? [{ role: 'user', content: payload.input }]
-            : messagesOf(payload, 'input');
-        if (!input || !Array.isArray(turn.native) || results.length === 0) {
-            return undefined;
-        }
-        return {
-            ...payload,
-            input: [...input, ...turn.native,
-                ...results.map(result => ({ type: 'function_call_output', call_id: result.callId, output: result.content }))]
-        };
-    }
+    buildContinuation: (payload, turn, results) => Array.isArray(turn.native) ? replay(payload, 'input', turn, results, (native, done) => [
+        ...native as unknown[], ...done.map(result => ({ type: 'function_call_output', call_id: result.callId, output: result.content }))
+    ], typeof payload.input === 'string' ? [{ role: 'user', content: payload.input }] : messagesOf(payload, 'input')) : undefined
 };
 
 /** Gemini: the model content with its parts (signatures kept), then a user content of `functionResponse` parts. */
@@ -96,28 +82,20 @@ const gemini: WireProtocol = {
     name: 'gemini',
     framing: 'sse',
     createDecoder: requestId => new GeminiDecoder(requestId),
-    buildContinuation: (payload, turn, results) => {
-        const contents = messagesOf(payload, 'contents');
-        if (!contents || !turn.native || results.length === 0) {
-            return undefined;
-        }
-        const ids = new Map(turn.blocks.flatMap(block => block.type === 'tool_call' ? [[block.callId, block.name] as const] : []));
-        const nativeIds = new Set(((turn.native as { parts: Array<{ functionCall?: { id?: string } }> }).parts)
-            .flatMap(part => part.functionCall?.id ? [part.functionCall.id] : []));
-        return {
-            ...payload,
-            contents: [...contents, turn.native, {
-                role: 'user',
-                parts: results.map(result => ({
-                    functionResponse: {
-                        ...(nativeIds.has(result.callId) ? { id: result.callId } : {}),
-                        name: ids.get(result.callId) ?? result.name,
-                        response: result.isError ? { error: result.content } : { result: result.content }
-                    }
-                }))
-            }]
-        };
-    }
+    buildContinuation: (payload, turn, results) => replay(payload, 'contents', turn, results, (native, done) => {
+        const names = new Map(turn.blocks.flatMap(block => block.type === 'tool_call' ? [[block.callId, block.name] as const] : []));
+        const nativeIds = new Set((native as { parts: Array<{ functionCall?: { id?: string } }> }).parts.flatMap(part => part.functionCall?.id ? [part.functionCall.id] : []));
+        return [native, {
+            role: 'user',
+            parts: done.map(result => ({
+                functionResponse: {
+                    ...(nativeIds.has(result.callId) ? { id: result.callId } : {}),
+                    name: names.get(result.callId) ?? result.name,
+                    response: result.isError ? { error: result.content } : { result: result.content }
+                }
+            }))
+        }];
+    })
 };
 
 /** Ollama: the assistant message with `tool_calls`, then a `role: tool` message per call naming the tool. */
@@ -125,17 +103,8 @@ const ollamaChat: WireProtocol = {
     name: 'ollama-chat',
     framing: 'ndjson',
     createDecoder: requestId => new OllamaDecoder(requestId, 'Ollama chat'),
-    buildContinuation: (payload, turn, results) => {
-        const messages = messagesOf(payload);
-        if (!messages || !turn.native || results.length === 0) {
-            return undefined;
-        }
-        return {
-            ...payload,
-            messages: [...messages, turn.native,
-                ...results.map(result => ({ role: 'tool', content: result.content, tool_name: result.name }))]
-        };
-    }
+    buildContinuation: (payload, turn, results) => replay(payload, 'messages', turn, results, (native, done) =>
+        [native, ...done.map(result => ({ role: 'tool', content: result.content, tool_name: result.name }))])
 };
 
 const ollamaGenerate: WireProtocol = {

@@ -58,3 +58,4 @@ export * from './tools/process-tools';
 export * from './tools/history-tool';
 export * from './ports/diagnostics';
 export * from './tools/diagnostics-tool';
+export * from './ports/document-reader';

@@ -68,7 +68,8 @@ export const readFileTool = defineTool({
     run: async (args, context: ToolContext) => {
         const path = context.files.resolve(args.path);
         context.files.assertNotIgnored(path);
-        const lines = (await readText(path)).split('\n');
+        const open = await context.documents?.readOpen(path.absolute);
+        const lines = (open ?? await readText(path)).split('\n');
         const start = args.start_line ?? 1;
         if (start > lines.length) {
             throw new ToolInputError(`"${path.relative}" has ${lines.length} lines; start_line ${start} is past the end.`);
@@ -81,7 +82,8 @@ export const readFileTool = defineTool({
         }
         const more = end < lines.length && args.end_line === undefined
             ? `\n[lines ${start}–${end} of ${lines.length} shown; call read_file again with start_line=${end + 1} for more]` : '';
-        return { content: `${text}${more}` };
+        const unsaved = open !== undefined && existsSync(path.absolute) && open !== await readFile(path.absolute, 'utf8') ? '\n[this is the editor\'s text, with changes not yet saved]' : '';
+        return { content: `${text}${more}${unsaved}` };
     }
 });
 

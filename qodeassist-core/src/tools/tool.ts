@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDocumentReader } from '../ports/document-reader';
 import { PermissionClass } from '../ports/permission-prompt';
 import { CtxTool } from '../prompt/template-context';
 import { RequestId } from '../wire/events';
@@ -10,6 +11,8 @@ export interface ToolContext {
     chatId: string;
     signal?: AbortSignal;
     files: WorkspaceFiles;
+    /** Open editors' text, unsaved changes included; absent where there are no editors. */
+    documents?: IDocumentReader;
 }
 
 /** What a tool returns: text the model reads, and for edits the record the chat can show, apply and undo. */

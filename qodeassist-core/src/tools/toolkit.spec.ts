@@ -56,6 +56,16 @@ describe('ToolKit', () => {
         assert.ok(page.endsWith('line 2000\n[lines 1–2000 of 2500 shown; call read_file again with start_line=2001 for more]'));
     });
 
+    it('read_file prefers an open editor\'s unsaved text and says so', async () => {
+        const withEditor = new ToolKitExecutor(registry, 'chat-e', {
+            files: new WorkspaceFiles([root]), permissions: { ask: async () => 'deny' },
+            documents: { readOpen: async path => path === join(root, 'src', 'util', 'math.ts') ? 'export const unsaved = true;\n' : undefined }
+        });
+        const read = (path: string) => withEditor.execute({ callId: 'c', name: 'read_file', arguments: { path } }, { requestId: 'r' });
+        assert.equal((await read('src/util/math.ts')).content, 'export const unsaved = true;\n\n[this is the editor\'s text, with changes not yet saved]');
+        assert.match((await read('src/main.ts')).content, /^import \{ add \}/);
+    });
+
     it('read_file explains missing, binary, folder, ignored and outside paths', async () => {
         const cases: Array<[string, RegExp]> = [
             ['src/nope.ts', /"src\/nope.ts" does not exist. Use list_project_files or find_file/],

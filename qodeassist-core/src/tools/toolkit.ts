@@ -1,3 +1,4 @@
+import { IDocumentReader } from '../ports/document-reader';
 import { IPermissionPrompt } from '../ports/permission-prompt';
 import { CtxTool } from '../prompt/template-context';
 import { ToolCall } from '../wire/assistant-turn';
@@ -32,6 +33,8 @@ export class ToolContributorRegistry {
 
 export interface ToolKitOptions {
     files: WorkspaceFiles;
+    /** Open editors' text: read_file prefers it to the disk. */
+    documents?: IDocumentReader;
     permissions: IPermissionPrompt;
     /** Tools the user turned off. */
     disabled?: ReadonlySet<string>;
@@ -90,7 +93,7 @@ export class ToolKitExecutor implements ToolExecutor {
             }
         }
         try {
-            return await tool.run(parsed.data, { ...context, chatId: this.chatId, files: this.options.files });
+            return await tool.run(parsed.data, { ...context, chatId: this.chatId, files: this.options.files, documents: this.options.documents });
         } catch (error) {
             if (error instanceof CancelledError || context.signal?.aborted) {
                 throw new CancelledError();

@@ -55,4 +55,6 @@ export interface QodeAssistChatClient {
     requestToolPermission(sessionId: string, request: PermissionRequest): Promise<PermissionAnswer>;
     /** The problems the IDE shows (language servers, linters) for a file path, or all. */
     getDiagnostics(path?: string): Promise<Diagnostic[]>;
+    /** The text of an open editor for a file path, unsaved changes included; undefined when not open. */
+    readOpenDocument(path: string): Promise<string | undefined>;
 }

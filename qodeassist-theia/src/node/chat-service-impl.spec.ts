@@ -14,7 +14,8 @@ describe('QodeAssistChatServiceImpl', () => {
     const client: QodeAssistChatClient = {
         onSessionEvents: (sessionId, events) => received.push(...events.map(event => ({ sessionId, event }))),
         requestToolPermission: async () => permissionAnswers.shift() ?? 'deny',
-        getDiagnostics: async () => [{ path: `${fixture.workspace}/notes.txt`, line: 1, column: 1, severity: 'error', message: 'spelling' }]
+        getDiagnostics: async () => [{ path: `${fixture.workspace}/notes.txt`, line: 1, column: 1, severity: 'error', message: 'spelling' }],
+        readOpenDocument: async path => path.endsWith('open.txt') ? 'unsaved editor text' : undefined
     };
     let configuration: ConfigurationService;
     let service: QodeAssistChatServiceImpl;
@@ -116,6 +117,18 @@ describe('QodeAssistChatServiceImpl', () => {
         assert.match(first.messages[0].content, /- tone: Write kindly/, 'the skills catalog is a system layer');
         assert.deepEqual(first.messages.at(-1).content.map((part: { text: string }) => part.text), ['<skill name="tone">\nBe kind.\n</skill>', 'check the notes']);
         assert.equal(JSON.parse(server.requests[1].body).messages.at(-1).content, 'notes.txt:1:1: error: spelling');
+    });
+
+    it('lets read_file see an open editor\'s unsaved text through the frontend', async () => {
+        fixture.write(`${fixture.workspace}/open.txt`, 'saved text');
+        server.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'o1', name: 'read_file', arguments: { path: 'open.txt' } }]) },
+            { kind: 'replay', recording: openAITextRecording('Read it.') }
+        );
+        const sessionId = await service.openSession();
+        await service.send(sessionId, 'read open.txt', { workspacePath: fixture.workspace });
+        assert.equal((await finished()).type, 'Finished');
+        assert.match(JSON.parse(server.requests[1].body).messages.at(-1).content, /^unsaved editor text\n\[this is the editor's text, with changes not yet saved\]$/);
     });
 
     it('refuses a send to an unknown session with a message saying what to do', async () => {

@@ -138,6 +138,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             registry.register(() => [...FILE_TOOLS, todo, terminal, diagnostics, loadSkill, ...(build ? [build] : [])]);
             const executor = new ToolKitExecutor(registry, chatId, {
                 files: new WorkspaceFiles([workspace], { allowOutside: settings?.allowOutsideWorkspace, useGitignore: settings?.useGitignore ?? true }),
+                documents: { readOpen: async path => this.client?.readOpenDocument(path) },
                 disabled: new Set(settings?.disabled ?? []),
                 permissions: {
                     ask: async request => this.client ? this.client.requestToolPermission(chatId, request) : 'deny'

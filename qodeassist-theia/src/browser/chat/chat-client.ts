@@ -1,6 +1,7 @@
 import { Emitter, Event } from '@theia/core';
 import URI from '@theia/core/lib/common/uri';
 import { inject, injectable } from '@theia/core/shared/inversify';
+import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { ProblemManager } from '@theia/markers/lib/browser/problem/problem-manager';
 import { Diagnostic, PermissionAnswer, PermissionRequest, QodeAssistChatClient, SessionEvent } from '../../common/chat-protocol';
 import { toDiagnostics } from './diagnostics-conversion';
@@ -14,6 +15,7 @@ export interface SessionEventsEnvelope {
 @injectable()
 export class QodeAssistChatClientImpl implements QodeAssistChatClient {
     @inject(ProblemManager) protected readonly problems: ProblemManager;
+    @inject(EditorManager) protected readonly editors: EditorManager;
 
     private readonly onSessionEventsEmitter = new Emitter<SessionEventsEnvelope>();
     readonly onDidReceiveSessionEvents: Event<SessionEventsEnvelope> = this.onSessionEventsEmitter.event;
@@ -33,6 +35,11 @@ export class QodeAssistChatClientImpl implements QodeAssistChatClient {
     async getDiagnostics(path?: string): Promise<Diagnostic[]> {
         const markers = this.problems.findMarkers(path ? { uri: URI.fromFilePath(path) } : undefined);
         return toDiagnostics(markers.map(marker => ({ uri: marker.uri, diagnostic: marker.data })));
+    }
+
+    async readOpenDocument(path: string): Promise<string | undefined> {
+        const widget = this.editors.all.find(candidate => candidate.editor.uri.scheme === 'file' && candidate.editor.uri.path.fsPath() === path);
+        return widget?.editor.document.getText();
     }
 
     setPermissionHandler(sessionId: string, handler: (request: PermissionRequest) => Promise<PermissionAnswer>): { dispose(): void } {

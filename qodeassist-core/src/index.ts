@@ -59,3 +59,5 @@ export * from './tools/history-tool';
 export * from './ports/diagnostics';
 export * from './tools/diagnostics-tool';
 export * from './ports/document-reader';
+export * from './ports/project-scanner';
+export * from './tools/project-scanner';

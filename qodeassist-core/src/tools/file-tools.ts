@@ -1,12 +1,13 @@
 import { createTwoFilesPatch } from 'diff';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import picomatch = require('picomatch');
 import { z } from 'zod';
 import { CancelledError } from '../wire/error-info';
+import { FileSystemProjectScanner } from './project-scanner';
 import { AnyTool, defineTool, ToolContext } from './tool';
 import { ResolvedPath, ToolInputError, WorkspaceFiles } from './workspace-files';
 
@@ -31,29 +32,13 @@ async function readText(path: ResolvedPath): Promise<string> {
     return bytes.toString('utf8');
 }
 
-/** Every file below `dir` that the ignore rules let through, in a stable order, until `limit`. */
-async function* walk(files: WorkspaceFiles, dir: ResolvedPath, signal?: AbortSignal): AsyncGenerator<ResolvedPath> {
-    const entries = await readdir(dir.absolute, { withFileTypes: true }).catch(() => []);
-    // Code-point order, like `ls` in the C locale: stable across machines and locales.
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-        if (signal?.aborted) {
-            throw new CancelledError();
-        }
-        const child: ResolvedPath = { absolute: join(dir.absolute, entry.name), root: dir.root, relative: dir.relative ? `${dir.relative}/${entry.name}` : entry.name };
-        if (files.isIgnored(child, entry.isDirectory())) {
-            continue;
-        }
-        if (entry.isDirectory()) {
-            yield* walk(files, child, signal);
-        } else if (entry.isFile()) {
-            yield child;
-        }
-    }
-}
-
 function rootsOf(files: WorkspaceFiles): ResolvedPath[] {
     return files.roots.map(root => ({ absolute: root, root, relative: '' }));
+}
+
+/** The project's files below `from`: through the context's scanner, or the file-system walk. */
+function scan(context: ToolContext, from: ResolvedPath): AsyncIterable<ResolvedPath> {
+    return (context.scanner ?? new FileSystemProjectScanner(context.files)).files(from, context.signal);
 }
 
 export const readFileTool = defineTool({
@@ -101,7 +86,7 @@ export const listProjectFilesTool = defineTool({
         const shown: string[] = [];
         let total = 0;
         for (const start of starts) {
-            for await (const file of walk(context.files, start, context.signal)) {
+            for await (const file of scan(context, start)) {
                 total++;
                 if (shown.length < limit) {
                     shown.push(file.relative);
@@ -122,7 +107,7 @@ export const findFileTool = defineTool({
         const query = args.query.toLowerCase();
         const scored: Array<{ path: string; score: number }> = [];
         for (const root of rootsOf(context.files)) {
-            for await (const file of walk(context.files, root, context.signal)) {
+            for await (const file of scan(context, root)) {
                 const path = file.relative.toLowerCase();
                 const name = path.split('/').pop()!;
                 const score = name === query ? 3 : path.includes(query) ? 2 : isSubsequence(query, path) ? 1 : 0;
@@ -192,7 +177,7 @@ export const searchProjectTool = defineTool({
                 }
             };
             for (const root of rootsOf(context.files)) {
-                for await (const file of walk(context.files, root, context.signal)) {
+                for await (const file of scan(context, root)) {
                     if (!matchesGlob || matchesGlob(file.relative)) {
                         batch.push(file);
                         if (batch.length >= SEARCH_BATCH) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IDocumentReader } from '../ports/document-reader';
 import { PermissionClass } from '../ports/permission-prompt';
+import { IProjectScanner } from '../ports/project-scanner';
 import { CtxTool } from '../prompt/template-context';
 import { RequestId } from '../wire/events';
 import { WorkspaceFiles } from './workspace-files';
@@ -13,6 +14,8 @@ export interface ToolContext {
     files: WorkspaceFiles;
     /** Open editors' text, unsaved changes included; absent where there are no editors. */
     documents?: IDocumentReader;
+    /** Enumerates project files; the file-system walk when absent. */
+    scanner?: IProjectScanner;
 }
 
 /** What a tool returns: text the model reads, and for edits the record the chat can show, apply and undo. */

@@ -3,8 +3,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
     ContentLoader, ContextAssembler, EnvironmentSecretsStore, HistoryBlock, Session, SessionAgent, sessionAgentFor, SessionEvent, SessionManager,
-    SessionServices, TokenEstimator, ToolCall, compressHistory, compressWithRoster, summarizeWith
+    SessionServices, TokenEstimator, ToolCall, compressHistory, compressWithRoster, summarizeWith, ToolContributorRegistry, FILE_TOOLS, createBuildTool,
+    CommandBuildRunner, ToolKitExecutor, WorkspaceFiles, FixedPermissionPolicy
 } from '@qodeassist/core';
+import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_AGENTS, FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
@@ -92,6 +94,36 @@ describe('Session over configured agents and the fake provider', () => {
         const turnMessage = round3.messages.at(-1);
         assert.match(turnMessage.content[0].text, /version = 2/, 'the next send re-reads the pinned file');
         assert.ok(!JSON.stringify(round3.messages.slice(0, -1)).includes('Linked file'), 'pinned content is not stored in history');
+    });
+
+    it('a chat tool loop reads a file, edits it and builds, with every round in history', async () => {
+        const workspace = fixture.workspace;
+        writeFileSync(join(workspace, 'calc.js'), 'module.exports = (a, b) => a - b; // bug\n');
+        const check = `const f = require('./calc.js'); if (f(2, 3) !== 5) { console.error('calc.js:1:1: error: add returned ' + f(2, 3)); process.exit(1); } console.log('ok')`;
+        const registry = new ToolContributorRegistry();
+        registry.register(() => [...FILE_TOOLS, createBuildTool(new CommandBuildRunner([process.execPath, '-e', check], workspace))]);
+        const toolkit = new ToolKitExecutor(registry, 'chat-build', { files: new WorkspaceFiles([workspace]), permissions: new FixedPermissionPolicy(new Set(['read', 'write', 'execute'])) });
+        const session = await open('fake-openai');
+        server.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'b0', name: 'build_project', arguments: {} }]) },
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'r1', name: 'read_file', arguments: { path: 'calc.js' } }]) },
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'e1', name: 'edit_file', arguments: { path: 'calc.js', old_text: 'a - b; // bug', new_text: 'a + b;' } }]) },
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'b1', name: 'build_project', arguments: {} }]) },
+            { kind: 'replay', recording: openAITextRecording('Fixed and built.') }
+        );
+        await session.send(text('the build fails, fix it'), { tools: toolkit.definitions(), executor: toolkit });
+        await settle(session);
+        assert.deepEqual(terminals().map(event => event.type), ['Finished']);
+        const results = events.flatMap(event => event.type === 'ToolResult' ? [[event.name, event.isError, event.content.split('\n')[0]]] : []);
+        assert.deepEqual(results, [
+            ['build_project', true, 'The build failed (exit code 1).'], ['read_file', false, 'module.exports = (a, b) => a - b; // bug'],
+            ['edit_file', false, 'Edited calc.js (1 replacement).'], ['build_project', false, 'The build succeeded.']
+        ]);
+        assert.match(results[0][2] as string, /failed/);
+        assert.equal(readFileSync(join(workspace, 'calc.js'), 'utf8'), 'module.exports = (a, b) => a + b;\n');
+        assert.equal(session.history.length, 1 + 4 * 2 + 1, 'user, four tool rounds (call + result), final answer');
+        const firstBuild = JSON.parse(server.requests[1].body).messages.at(-1).content;
+        assert.match(firstBuild, /Problems \(1 errors, 0 warnings\):\ncalc.js:1:1: error: add returned -1/);
     });
 
     it('cancel during the stream ends with one Cancelled event and no assistant turn', async () => {

@@ -19,7 +19,11 @@ export default new ContainerModule(bind => {
     bind(ChatWidget).toSelf();
     bind(WidgetFactory).toDynamicValue(ctx => ({
         id: ChatWidget.ID,
-        createWidget: () => ctx.container.get(ChatWidget)
+        createWidget: (options?: { instance?: number }) => {
+            const chat = ctx.container.get(ChatWidget);
+            chat.setInstance(options?.instance ?? 0);
+            return chat;
+        }
     })).inSingletonScope();
     bindViewContribution(bind, ChatViewContribution);
 });

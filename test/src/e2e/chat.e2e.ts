@@ -147,6 +147,34 @@ describe('chat view in Chromium (walking skeleton)', function () {
         await page.screenshot({ path: screenshotPath('chat-tool-round-done') });
     });
 
+    it('moves the chat between placements without losing it, opens a second chat, and extracts one to its own window', async () => {
+        const messages = await page.locator('.qa-chat .qa-message').count();
+        assert.ok(messages >= 8);
+        const placements: Array<[string, string]> = [
+            ['QodeAssist: Open Chat in Bottom Panel', '#theia-bottom-content-panel'],
+            ['QodeAssist: Open Chat in Left Sidebar', '#theia-left-content-panel'],
+            ['QodeAssist: Open Chat in Editor Area', '#theia-main-content-panel'],
+            ['QodeAssist: Open Chat in Right Sidebar', '#theia-right-content-panel']
+        ];
+        for (const [command, panel] of placements) {
+            await runCommand(page, command);
+            const chat = page.locator(`${panel} .qa-chat`);
+            await chat.waitFor({ state: 'visible', timeout: 10_000 });
+            assert.equal(await page.locator('.qa-chat').count(), 1, `${command}: one chat, moved`);
+            assert.equal(await chat.locator('.qa-message').count(), messages, `${command}: the conversation moved with it`);
+            await page.screenshot({ path: screenshotPath(`chat-placement-${panel.replace(/#theia-|-content-panel/g, '')}`) });
+        }
+        await runCommand(page, 'QodeAssist: New Chat');
+        await page.locator('.qa-chat .qa-empty').waitFor({ timeout: 10_000 });
+        assert.equal(await page.locator('.qa-chat').count(), 2, 'two chats at once');
+        const popup = page.waitForEvent('popup', { timeout: 20_000 });
+        await runCommand(page, 'QodeAssist: Open Chat in Separate Window');
+        const window = await popup;
+        await window.locator('.qa-chat .qa-empty').waitFor({ timeout: 20_000 });
+        await window.screenshot({ path: screenshotPath('chat-separate-window') });
+        assert.equal(await page.locator('.qa-chat').count(), 1, 'the new chat left the main window');
+    });
+
     it('shows a Network error with Retry when the provider is unreachable', async () => {
         await fake.stop();
         await sendMessage('anyone there?');

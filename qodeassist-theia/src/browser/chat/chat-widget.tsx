@@ -1,6 +1,7 @@
 import type { ErrorInfo } from '@qodeassist/core';
 import { CommandService, nls } from '@theia/core';
 import { codicon, Message } from '@theia/core/lib/browser';
+import { ExtractableWidget } from '@theia/core/lib/browser/widgets/extractable-widget';
 import { ReactWidget } from '@theia/core/lib/browser/widgets/react-widget';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import * as React from '@theia/core/shared/react';
@@ -33,9 +34,20 @@ function ScrollAnchor({ stick }: { stick: boolean }): React.ReactElement {
 
 /** One chat, bound to one backend session; a projection of that session's events. */
 @injectable()
-export class ChatWidget extends ReactWidget {
+export class ChatWidget extends ReactWidget implements ExtractableWidget {
     static readonly ID = 'qodeassist-chat';
     static readonly LABEL = nls.localize('qodeassist/chat/title', 'QodeAssist Chat');
+
+    /** Chats can move to a separate window (Theia secondary window) and back. */
+    readonly isExtractable = true;
+    secondaryWindow: Window | undefined;
+
+    /** The n-th chat: 0 is the one the view command opens, the others come from "New Chat". */
+    setInstance(instance: number): void {
+        this.id = instance ? `${ChatWidget.ID}:${instance}` : ChatWidget.ID;
+        this.title.label = instance ? `${ChatWidget.LABEL} ${instance + 1}` : ChatWidget.LABEL;
+        this.title.caption = this.title.label;
+    }
 
     @inject(QodeAssistChatService) protected readonly chatService: QodeAssistChatService;
     @inject(QodeAssistChatClientImpl) protected readonly chatClient: QodeAssistChatClientImpl;
@@ -80,6 +92,12 @@ export class ChatWidget extends ReactWidget {
                 void session?.then(id => this.chatService.closeSession(id)).catch(() => undefined);
             }
         });
+        this.update();
+    }
+
+    /** Moved to another placement or window: render again so the newest messages are in view there. */
+    protected override onAfterAttach(msg: Message): void {
+        super.onAfterAttach(msg);
         this.update();
     }
 

@@ -16,6 +16,14 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'array', items: { type: 'string' }, default: [],
             description: 'Programs execute_terminal_command may start (the first word of a command). Empty: a built-in list for the OS (git, npm, node, make, ls, cat, …). Commands never run through a shell.'
         },
+        'qodeassist.tools.terminal.timeoutSeconds': {
+            type: 'number', default: 60, minimum: 1, maximum: 1800,
+            description: 'Longest execute_terminal_command may run before it is stopped, in seconds.'
+        },
+        'qodeassist.tools.terminal.outputLimit': {
+            type: 'number', default: 30000, minimum: 1000,
+            description: 'Most characters of command output the model gets; longer output keeps its beginning and end.'
+        },
         'qodeassist.build.command': {
             type: 'string', default: '',
             description: 'The command build_project runs in the workspace folder, e.g. "npm run build". Empty: the build_project tool is not offered.'
@@ -40,6 +48,8 @@ export interface QodeAssistConfiguration {
     'qodeassist.chat.agent': string;
     'qodeassist.tools.disabled': string[];
     'qodeassist.tools.terminal.allowedCommands': string[];
+    'qodeassist.tools.terminal.timeoutSeconds': number;
+    'qodeassist.tools.terminal.outputLimit': number;
     'qodeassist.build.command': string;
     'qodeassist.tools.allowOutsideWorkspace': boolean;
     'qodeassist.tools.useGitignore': boolean;

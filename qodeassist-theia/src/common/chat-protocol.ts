@@ -23,6 +23,10 @@ export interface ChatToolSettings {
     disabled: string[];
     /** Programs execute_terminal_command may start; empty: the built-in list for the OS. */
     allowedCommands: string[];
+    /** Longest a command may run, in seconds. */
+    commandTimeoutSeconds: number;
+    /** Most characters of command output handed to the model (head and tail are kept). */
+    commandOutputLimit: number;
     /** What build_project runs; empty: no build_project tool. */
     buildCommand: string;
     allowOutsideWorkspace: boolean;

@@ -107,7 +107,10 @@ describe('QodeAssistChatServiceImpl', () => {
         const sessionId = await service.openSession();
         await service.send(sessionId, '/tone check the notes', {
             workspacePath: fixture.workspace,
-            tools: { disabled: ['execute_terminal_command'], allowedCommands: [], buildCommand: 'make all', allowOutsideWorkspace: false, useGitignore: true }
+            tools: {
+                disabled: ['execute_terminal_command'], allowedCommands: [], commandTimeoutSeconds: 30, commandOutputLimit: 10_000,
+                buildCommand: 'make all', allowOutsideWorkspace: false, useGitignore: true
+            }
         });
         assert.equal((await finished()).type, 'Finished');
         const first = JSON.parse(server.requests[0].body);

@@ -131,7 +131,10 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             const registry = new ToolContributorRegistry();
             const todo = createTodoTool();
             const allowed = settings?.allowedCommands.length ? settings.allowedCommands : defaultAllowedCommands();
-            const terminal = createTerminalTool({ terminal: new NodeTerminal(), allowed });
+            const terminal = createTerminalTool({
+                terminal: new NodeTerminal(), allowed,
+                timeoutMs: (settings?.commandTimeoutSeconds ?? 60) * 1000, maxOutputChars: settings?.commandOutputLimit
+            });
             const build = settings?.buildCommand.trim() ? createBuildTool(new CommandBuildRunner(splitCommandLine(settings.buildCommand), workspace)) : undefined;
             const diagnostics = createDiagnosticsTool({ get: async path => this.client ? this.client.getDiagnostics(path) : [] });
             const loadSkill = skills.loadSkillTool();

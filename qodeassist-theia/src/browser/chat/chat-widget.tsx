@@ -120,6 +120,8 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget {
             tools: {
                 disabled: this.preferences['qodeassist.tools.disabled'],
                 allowedCommands: this.preferences['qodeassist.tools.terminal.allowedCommands'],
+                commandTimeoutSeconds: this.preferences['qodeassist.tools.terminal.timeoutSeconds'],
+                commandOutputLimit: this.preferences['qodeassist.tools.terminal.outputLimit'],
                 buildCommand: this.preferences['qodeassist.build.command'],
                 allowOutsideWorkspace: this.preferences['qodeassist.tools.allowOutsideWorkspace'],
                 useGitignore: this.preferences['qodeassist.tools.useGitignore']

@@ -61,3 +61,4 @@ export * from './tools/diagnostics-tool';
 export * from './ports/document-reader';
 export * from './ports/project-scanner';
 export * from './tools/project-scanner';
+export * from './tools/builtin-tools';

@@ -17,12 +17,9 @@ import { SessionEvent } from '../session/session-events';
 import { endpointUrl } from '../wire/client-apis';
 import { toErrorInfo } from '../wire/error-info';
 import { FixedPermissionPolicy, PermissionClass } from '../ports/permission-prompt';
-import { FILE_TOOLS } from '../tools/file-tools';
-import { createTodoTool } from '../tools/todo-tool';
+import { createBuiltinTools } from '../tools/builtin-tools';
 import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
 import { WorkspaceFiles } from '../tools/workspace-files';
-import { CommandBuildRunner, NodeTerminal } from '../tools/node-process';
-import { createBuildTool, createTerminalTool, defaultAllowedCommands, splitCommandLine } from '../tools/process-tools';
 import { defaultSkillRoots, SkillsEngine } from '../skills/skills-engine';
 import { firstFencedBlock, parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
@@ -227,12 +224,8 @@ class BenchContext {
             throw new UsageError(`--allow takes read, write and execute, not ${unknown.join(', ')}`);
         }
         const registry = new ToolContributorRegistry();
-        const todo = createTodoTool();
-        const terminal = createTerminalTool({ terminal: new NodeTerminal(), allowed: defaultAllowedCommands() });
-        const buildCommand = this.values['build-command'];
-        const build = buildCommand ? createBuildTool(new CommandBuildRunner(splitCommandLine(buildCommand), this.workspace)) : undefined;
-        const loadSkill = this.skills.loadSkillTool();
-        registry.register(() => [...FILE_TOOLS, todo, terminal, loadSkill, ...(build ? [build] : [])]);
+        const tools = createBuiltinTools({ workspace: this.workspace, buildCommand: this.values['build-command'], skills: this.skills });
+        registry.register(() => tools);
         return new ToolKitExecutor(registry, 'bench', {
             files: new WorkspaceFiles([this.workspace]),
             permissions: new FixedPermissionPolicy(new Set(classes as PermissionClass[]))

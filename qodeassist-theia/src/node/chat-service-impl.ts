@@ -1,8 +1,7 @@
 import {
     ConfigurationService, ContentLoader, ContextAssembler, defaultConfigRoots, EnvironmentSecretsStore, environmentVariableFor, pickAgent,
     QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, sessionAgentFor, TokenEstimator, toErrorInfo,
-    createTerminalTool, createTodoTool, defaultAllowedCommands, FILE_TOOLS, NodeTerminal, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles,
-    CommandBuildRunner, createBuildTool, createDiagnosticsTool, defaultSkillRoots, SkillsEngine, splitCommandLine, HistoryBlock
+    createBuiltinTools, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles, defaultSkillRoots, SkillsEngine, HistoryBlock
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { randomUUID } from 'node:crypto';
@@ -129,16 +128,12 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         const key = JSON.stringify([workspace, settings ?? null]);
         if (chat.tools?.key !== key) {
             const registry = new ToolContributorRegistry();
-            const todo = createTodoTool();
-            const allowed = settings?.allowedCommands.length ? settings.allowedCommands : defaultAllowedCommands();
-            const terminal = createTerminalTool({
-                terminal: new NodeTerminal(), allowed,
-                timeoutMs: (settings?.commandTimeoutSeconds ?? 60) * 1000, maxOutputChars: settings?.commandOutputLimit
+            const tools = createBuiltinTools({
+                workspace, allowedCommands: settings?.allowedCommands, commandTimeoutMs: (settings?.commandTimeoutSeconds ?? 60) * 1000,
+                commandOutputLimit: settings?.commandOutputLimit, buildCommand: settings?.buildCommand, skills,
+                diagnostics: { get: async path => this.client ? this.client.getDiagnostics(path) : [] }
             });
-            const build = settings?.buildCommand.trim() ? createBuildTool(new CommandBuildRunner(splitCommandLine(settings.buildCommand), workspace)) : undefined;
-            const diagnostics = createDiagnosticsTool({ get: async path => this.client ? this.client.getDiagnostics(path) : [] });
-            const loadSkill = skills.loadSkillTool();
-            registry.register(() => [...FILE_TOOLS, todo, terminal, diagnostics, loadSkill, ...(build ? [build] : [])]);
+            registry.register(() => tools);
             const executor = new ToolKitExecutor(registry, chatId, {
                 files: new WorkspaceFiles([workspace], { allowOutside: settings?.allowOutsideWorkspace, useGitignore: settings?.useGitignore ?? true }),
                 documents: { readOpen: async path => this.client?.readOpenDocument(path) },

@@ -1,0 +1,42 @@
+import { IDiagnostics } from '../ports/diagnostics';
+import { SkillsEngine } from '../skills/skills-engine';
+import { createDiagnosticsTool } from './diagnostics-tool';
+import { FILE_TOOLS } from './file-tools';
+import { CommandBuildRunner, NodeTerminal } from './node-process';
+import { createBuildTool, createTerminalTool, defaultAllowedCommands, splitCommandLine } from './process-tools';
+import { createTodoTool } from './todo-tool';
+import { AnyTool } from './tool';
+
+export interface BuiltinToolsOptions {
+    /** The workspace folder commands and the build run in. */
+    workspace: string;
+    /** Programs execute_terminal_command may start; empty or absent: the OS's default list. */
+    allowedCommands?: readonly string[];
+    commandTimeoutMs?: number;
+    commandOutputLimit?: number;
+    /** What build_project runs; without it there is no build_project. */
+    buildCommand?: string;
+    /** The IDE's problems; without it there is no get_diagnostics. */
+    diagnostics?: IDiagnostics;
+    /** Skills; without them there is no load_skill. */
+    skills?: SkillsEngine;
+}
+
+/** The built-in ToolKit, as every host (IDE chat, bench CLI) offers it. Create once per chat: todo keeps its list. */
+export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
+    const tools: AnyTool[] = [...FILE_TOOLS, createTodoTool()];
+    tools.push(createTerminalTool({
+        terminal: new NodeTerminal(), allowed: options.allowedCommands?.length ? options.allowedCommands : defaultAllowedCommands(),
+        timeoutMs: options.commandTimeoutMs, maxOutputChars: options.commandOutputLimit
+    }));
+    if (options.diagnostics) {
+        tools.push(createDiagnosticsTool(options.diagnostics));
+    }
+    if (options.skills) {
+        tools.push(options.skills.loadSkillTool());
+    }
+    if (options.buildCommand?.trim()) {
+        tools.push(createBuildTool(new CommandBuildRunner(splitCommandLine(options.buildCommand), options.workspace)));
+    }
+    return tools;
+}

@@ -55,6 +55,14 @@ describe('chat view in Chromium (walking skeleton)', function () {
 
     const lastAnswer = () => page.locator('.qa-chat .qa-message[data-role=assistant]').last();
 
+    /** Waits until the newest answer (not an older one) reaches a status. */
+    async function waitForLastAnswer(status: string): Promise<void> {
+        await page.waitForFunction(expected => {
+            const answers = document.querySelectorAll('.qa-chat .qa-message[data-role=assistant]');
+            return answers[answers.length - 1]?.getAttribute('data-status') === expected;
+        }, status, { timeout: 20_000 });
+    }
+
     it('streams the answer into the view piece by piece and renders Markdown', async () => {
         await sendMessage('Please stream slowly: how do I reverse a string?');
         const lengths = new Set<number>();
@@ -100,7 +108,7 @@ describe('chat view in Chromium (walking skeleton)', function () {
             return /Reversing/.test(streaming?.textContent ?? '');
         }, undefined, { timeout: 20_000 });
         await page.locator('.qa-chat .qa-stop').click();
-        await page.locator('.qa-chat .qa-message[data-role=assistant][data-status=cancelled]').last().waitFor({ timeout: 10_000 });
+        await waitForLastAnswer('cancelled');
         const request = fake.requests.at(-1)!;
         assert.equal(await request.ended, 'aborted-by-client');
         assert.ok(request.recordsSent < 20, `the stream stopped early, after ${request.recordsSent} records`);
@@ -139,7 +147,7 @@ describe('chat view in Chromium (walking skeleton)', function () {
         await page.locator('.qa-chat .qa-tool[data-tool=read_file][data-status=done]').waitFor();
         await page.screenshot({ path: screenshotPath('chat-tool-permission') });
         await prompt.locator('button[data-answer=allow-once]').click();
-        await page.locator('.qa-chat .qa-message[data-role=assistant][data-status=done]').last().waitFor({ timeout: 20_000 });
+        await waitForLastAnswer('done');
         assert.equal(readFileSync(file, 'utf8'), 'export const greeting = "hello";\n');
         assert.equal(await lastAnswer().locator('.qa-tool[data-tool=edit_file][data-status=done]').count(), 1);
         assert.match(await lastAnswer().locator('.qa-markdown').textContent() ?? '', /Changed the greeting/);

@@ -228,7 +228,8 @@ async function searchWithRipgrep(
     const lines: string[] = [];
     let matches = 0;
     for (const root of context.files.roots) {
-        const rgArgs = ['--json', '--hidden', '--glob', '!.git', '--glob', '!node_modules', '-C', String(around), '--max-filesize', String(MAX_SEARCH_FILE_BYTES),
+        // --sort path: the same query gives the same output every time (rg is otherwise parallel and unordered).
+        const rgArgs = ['--json', '--sort', 'path', '--hidden', '--glob', '!.git', '--glob', '!node_modules', '-C', String(around), '--max-filesize', String(MAX_SEARCH_FILE_BYTES),
             args.case_sensitive ? '--case-sensitive' : '--ignore-case', ...(args.regex ? [] : ['--fixed-strings']), ...(args.whole_word ? ['--word-regexp'] : []),
             ...(args.glob ? ['--glob', args.glob] : []),
             ...(existsSync(join(root, '.qodeassistignore')) ? ['--ignore-file', join(root, '.qodeassistignore')] : []), '--', args.query, '.'];

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
+import { closedLoopbackPort } from '../fake-provider/closed-port';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 
@@ -133,10 +133,7 @@ describe('qodeassist-bench (spawned)', function () {
     });
 
     it('--provider-url sends elsewhere; a failure exits 1 with its category', async () => {
-        const probe = createServer();
-        await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', () => resolve()));
-        const port = (probe.address() as { port: number }).port;
-        await new Promise<void>(resolve => probe.close(() => resolve()));
+        const port = await closedLoopbackPort();
         const run = await bench(['chat', '--agent', 'fake-openai', '--message', 'hi', '--provider-url', `http://127.0.0.1:${port}/v1`, ...workspaceArgs()]);
         assert.equal(run.code, 1);
         assert.match(run.stderr, new RegExp(`^Network: http://127\\.0\\.0\\.1:${port} refused the connection`, 'm'));

@@ -1,19 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { CancelledError, ErrorInfo, ResponseEvent, streamWire, WIRE_PROTOCOLS, WireRequest } from '@qodeassist/core';
+import { closedLoopbackPort } from '../fake-provider/closed-port';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { PROTOCOL_CASES } from './protocol-cases';
 
 const FAST_RETRY = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
-
-/** A port nothing listens on: bound, noted, released. */
-async function closedPort(): Promise<number> {
-    const probe = createServer();
-    await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', () => resolve()));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise<void>(resolve => probe.close(() => resolve()));
-    return port;
-}
 
 function terminalError(events: ResponseEvent[]): ErrorInfo {
     const last = events.at(-1);
@@ -57,7 +48,7 @@ describe('wire clients against the fake provider: fault matrix', () => {
 
             it('connection refused → Network, after retrying the connection only', async () => {
                 const retries: number[] = [];
-                const events = await collect({ url: `http://127.0.0.1:${await closedPort()}${testCase.path}`, onRetry: attempt => retries.push(attempt) });
+                const events = await collect({ url: `http://127.0.0.1:${await closedLoopbackPort()}${testCase.path}`, onRetry: attempt => retries.push(attempt) });
                 assert.equal(terminalError(events).category, 'Network');
                 assert.deepEqual(retries, [1, 2]);
             });

@@ -20,9 +20,15 @@ export interface AgentTarget {
 /** Provider APIs that always need a key: a missing one is reported before any request is made. */
 const KEY_REQUIRED: ReadonlySet<ClientApi> = new Set(['claude', 'openai', 'openai_responses', 'openrouter', 'google', 'mistral', 'codestral', 'qwen', 'qwen_responses', 'deepseek']);
 
-export function missingKeyMessage(agent: ResolvedAgent): string {
+/** The key reference of an agent's provider (its name when it sets none) and the variable that holds it. */
+export function keySourceOf(agent: ResolvedAgent): { ref: string; variable: string } {
     const ref = agent.provider.instance.api_key_ref ?? agent.provider.instance.name;
-    return `Provider "${agent.provider.instance.name}" (agent "${agent.name}") needs an API key. Set the environment variable ${environmentVariableFor(ref)} where QodeAssist runs, or store the key "${ref}" in the configuration, then try again.`;
+    return { ref, variable: environmentVariableFor(ref) };
+}
+
+export function missingKeyMessage(agent: ResolvedAgent): string {
+    const { ref, variable } = keySourceOf(agent);
+    return `Provider "${agent.provider.instance.name}" (agent "${agent.name}") needs an API key. Set the environment variable ${variable} where QodeAssist runs, or store the key "${ref}" in the configuration, then try again.`;
 }
 
 /** Resolves the agent's key and headers; a cloud provider without a key is an Auth error before anything is sent. */

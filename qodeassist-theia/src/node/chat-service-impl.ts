@@ -1,5 +1,5 @@
 import {
-    ConfigurationService, ContentLoader, ContextAssembler, defaultConfigRoots, EnvironmentSecretsStore, environmentVariableFor, pickAgent,
+    ConfigurationService, ContentLoader, ContextAssembler, defaultConfigRoots, EnvironmentSecretsStore, keySourceOf, pickAgent,
     QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, sessionAgentFor, TokenEstimator, toErrorInfo,
     createBuiltinTools, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles, defaultSkillRoots, SkillsEngine, HistoryBlock
 } from '@qodeassist/core';
@@ -212,10 +212,9 @@ function explainAuthFailure(agent: ResolvedAgent, event: SessionEvent): SessionE
     if (event.type !== 'Failed' || event.error.category !== 'Auth' || event.error.message.includes('environment variable')) {
         return event;
     }
-    const ref = agent.provider.instance.api_key_ref ?? agent.provider.instance.name;
     return {
         ...event,
-        error: { ...event.error, message: `${event.error.message} The key of provider "${agent.provider.instance.name}" is read from the environment variable ${environmentVariableFor(ref)}.` }
+        error: { ...event.error, message: `${event.error.message} The key of provider "${agent.provider.instance.name}" is read from the environment variable ${keySourceOf(agent).variable}.` }
     };
 }
 

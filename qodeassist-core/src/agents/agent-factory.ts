@@ -191,7 +191,8 @@ function resolveAgent(
     }
     let rendered: Record<string, unknown>;
     try {
-        rendered = agent.renderBody({ ...syntheticContext(), system_prompt: systemText || syntheticContext().system_prompt });
+        const synthetic = syntheticContext();
+        rendered = agent.renderBody({ ...synthetic, system_prompt: systemText || synthetic.system_prompt });
     } catch (error) {
         reportTemplateError(error, report);
         return undefined;

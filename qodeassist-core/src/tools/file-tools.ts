@@ -287,7 +287,7 @@ function trimTrailingContext(lines: string[]): string[] {
     while (end > 0 && !/^[^:]*:\d+: /.test(lines[end - 1]) && /-\d+- /.test(lines[end - 1])) {
         end--;
     }
-    return lines.slice(0, end).length === lines.length ? lines : lines.slice(0, end);
+    return lines.slice(0, end);
 }
 
 const SEARCH_BATCH = 32;

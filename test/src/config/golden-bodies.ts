@@ -13,7 +13,8 @@ export function bundledConfiguration(): Configuration {
 /** What a golden snapshot records for one agent: where the request goes and exactly what it sends. */
 export function goldenFor(configuration: Configuration, name: string): string {
     const agent = configuration.agents.get(name)!;
-    const ctx = { ...syntheticContext(), system_prompt: agent.renderSystemPrompt() || syntheticContext().system_prompt };
+    const synthetic = syntheticContext();
+    const ctx = { ...synthetic, system_prompt: agent.renderSystemPrompt() || synthetic.system_prompt };
     const snapshot = { agent: name, protocol: agent.protocol, url: agent.url, body: agent.renderBody(ctx) };
     return `${JSON.stringify(snapshot, undefined, 2)}\n`;
 }

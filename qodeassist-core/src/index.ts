@@ -62,3 +62,4 @@ export * from './ports/document-reader';
 export * from './ports/project-scanner';
 export * from './tools/project-scanner';
 export * from './tools/builtin-tools';
+export * from './session/chat-store';

@@ -43,6 +43,8 @@ export interface AssembleInput {
     budget: BudgetSettings;
     /** TokenEstimator calibration key (provider/model). */
     estimatorKey: string;
+    /** Only measuring (the token counter): an over-budget context is reported in the manifest, not thrown. */
+    preview?: boolean;
 }
 
 export interface Assembly {
@@ -105,10 +107,10 @@ export class ContextAssembler {
             manifest.task = { tokens: estimate(turn.chars, turn.images), images: turn.images };
         }
         if (manifest.estimate > manifest.limit) {
-            throw new QodeAssistError({
-                category: 'Validation',
-                message: `The conversation needs about ${manifest.estimate} tokens but this agent allows ${manifest.limit} (context window minus the reply). Summarize the chat to continue, or start a new one.`
-            });
+            manifest.refusal = `The conversation needs about ${manifest.estimate} tokens but this agent allows ${manifest.limit} (context window minus the reply). Summarize the chat to continue, or start a new one.`;
+            if (!input.preview) {
+                throw new QodeAssistError({ category: 'Validation', message: manifest.refusal });
+            }
         }
         if (manifest.estimate > manifest.limit * WARN_AT) {
             manifest.warning = `The context is ${Math.round(100 * manifest.estimate / manifest.limit)}% full; older tool results and attachments will be elided, then the request refused. Summarize the chat soon.`;

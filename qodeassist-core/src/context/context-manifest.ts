@@ -11,6 +11,8 @@ export interface ContextManifest {
     limit: number;
     /** Set when the estimate is close to the limit: the UI warns before the budget refuses. */
     warning?: string;
+    /** Set when the context does not fit even after elisions: the request would be refused with this message. */
+    refusal?: string;
 }
 
 export function formatManifest(manifest: ContextManifest): string {

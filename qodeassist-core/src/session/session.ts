@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CompletionInput, ContextAssembler, PinnedMaterialization, SystemLayer } from '../context/context-assembler';
-import { formatManifest } from '../context/context-manifest';
+import { ContextManifest, formatManifest } from '../context/context-manifest';
 import { EstimateInput, TokenEstimator } from '../context/token-estimator';
 import { Logger } from '../ports/logger';
 import { CtxTool, TemplateContext } from '../prompt/template-context';
@@ -139,6 +139,24 @@ export class Session {
             }
         });
         return requestId;
+    }
+
+    /**
+     * What the next send would put into the request, without sending: the token counter's
+     * live estimate and the manifest popover. The history is not changed.
+     */
+    async preview(blocks: readonly HistoryBlock[], policy: ToolPolicy = {}): Promise<ContextManifest> {
+        const executor = policy.executor ?? this.services.tools;
+        const assembly = await this.services.assembler.assemble({
+            layers: [...this.layers].map(([name, text]): SystemLayer => ({ name, text })),
+            history: blocks.length > 0 ? [...this.messages, { role: 'user', blocks: [...blocks] }] : this.messages,
+            pinned: await this.materializePins(),
+            tools: executor ? [...policy.tools ?? []] : [],
+            budget: { contextWindow: this.agent.contextWindow, maxOutputTokens: this.agent.maxOutputTokens },
+            estimatorKey: this.estimatorKey,
+            preview: true
+        });
+        return assembly.manifest;
     }
 
     /** Cancels the request in flight, if any, and resolves once its terminal event was emitted. */

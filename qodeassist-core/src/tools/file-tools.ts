@@ -355,10 +355,14 @@ export const createFileTool = defineTool({
             throw new ToolInputError(`"${path.relative}" already exists. Use edit_file to change it.`);
         }
         await mkdir(dirname(path.absolute), { recursive: true });
-        await writeFile(path.absolute, args.content, { flag: 'wx' });
+        if (context.writer) {
+            await context.writer.write(path.absolute, args.content, { created: true });
+        } else {
+            await writeFile(path.absolute, args.content, { flag: 'wx' });
+        }
         return {
             content: `Created ${path.relative} (${args.content.split('\n').length} lines).`,
-            fileEdit: { path: path.relative, before: undefined, after: args.content, diff: patch(path.relative, undefined, args.content) }
+            fileEdit: { path: path.relative, absolutePath: path.absolute, created: true, diff: patch(path.relative, undefined, args.content) }
         };
     }
 });
@@ -386,9 +390,16 @@ export const editFileTool = defineTool({
             throw new ToolInputError(`old_text occurs ${occurrences} times in "${path.relative}" (lines ${lines.join(', ')}). Include more surrounding text to make it unique, or set replace_all.`);
         }
         const after = args.replace_all ? before.split(args.old_text).join(args.new_text) : before.replace(args.old_text, () => args.new_text);
-        await writeFile(path.absolute, after);
+        if (context.writer) {
+            await context.writer.write(path.absolute, after, { created: false });
+        } else {
+            await writeFile(path.absolute, after);
+        }
         const diff = patch(path.relative, before, after);
-        return { content: `Edited ${path.relative} (${occurrences} replacement${occurrences > 1 ? 's' : ''}).\n${diff}`, fileEdit: { path: path.relative, before, after, diff } };
+        return {
+            content: `Edited ${path.relative} (${occurrences} replacement${occurrences > 1 ? 's' : ''}).\n${diff}`,
+            fileEdit: { path: path.relative, absolutePath: path.absolute, created: false, diff }
+        };
     }
 });
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { IDocumentReader } from '../ports/document-reader';
+import { IDocumentReader, IDocumentWriter } from '../ports/document-reader';
 import { PermissionClass } from '../ports/permission-prompt';
 import { IProjectScanner } from '../ports/project-scanner';
 import { CtxTool } from '../prompt/template-context';
-import { RequestId } from '../wire/events';
+import { FileEditRecord, RequestId } from '../wire/events';
 import { WorkspaceFiles } from './workspace-files';
 
 /** What a tool gets besides its arguments. */
@@ -14,6 +14,8 @@ export interface ToolContext {
     files: WorkspaceFiles;
     /** Open editors' text, unsaved changes included; absent where there are no editors. */
     documents?: IDocumentReader;
+    /** Writes files through the IDE's editors (undo, dirty state); straight to disk when absent. */
+    writer?: IDocumentWriter;
     /** Enumerates project files; the file-system walk when absent. */
     scanner?: IProjectScanner;
 }
@@ -22,7 +24,7 @@ export interface ToolContext {
 export interface ToolOutcome {
     content: string;
     isError?: boolean;
-    fileEdit?: { path: string; before: string | undefined; after: string; diff: string };
+    fileEdit?: FileEditRecord;
 }
 
 export interface Tool<Args = Record<string, unknown>> {

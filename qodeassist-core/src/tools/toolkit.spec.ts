@@ -141,6 +141,27 @@ describe('ToolKit', () => {
         assert.match(missed.content, /old_text was not found in "src\/main.ts"\. Similar lines: line 5: " {4}return add\(1, 2\);"\./);
     });
 
+    it('writes through the IDE writer when there is one, and reports the edit record the chat shows', async () => {
+        const writes: Array<{ path: string; content: string; created: boolean }> = [];
+        const ide = new ToolKitExecutor(registry, 'chat-2', {
+            files: new WorkspaceFiles([root]),
+            permissions: { ask: async () => 'allow-once' },
+            writer: { write: async (path, content, { created }) => { writes.push({ path, content, created }); } }
+        });
+        const run = (name: string, args: Record<string, unknown>) => ide.execute({ callId: 'c', name, arguments: args } as ToolCall, { requestId: 'r' });
+        const edited = await run('edit_file', { path: 'src/util/math.ts', old_text: 'a + b', new_text: 'b + a' });
+        assert.deepEqual(writes, [{ path: join(root, 'src', 'util', 'math.ts'), content: 'export function add(a: number, b: number) {\n    return b + a;\n}\n// todo later\n', created: false }]);
+        assert.match(readFileSync(join(root, 'src', 'util', 'math.ts'), 'utf8'), /a \+ b/, 'the writer, not the tool, touches the file');
+        assert.equal(edited.fileEdit?.path, 'src/util/math.ts');
+        assert.equal(edited.fileEdit?.absolutePath, join(root, 'src', 'util', 'math.ts'));
+        assert.equal(edited.fileEdit?.created, false);
+        assert.match(edited.fileEdit?.diff ?? '', /^--- a\/src\/util\/math.ts\n\+\+\+ b\/src\/util\/math.ts\n@@ -1,4 \+1,4 @@\n/);
+        const created = await run('create_file', { path: 'src/new.ts', content: 'x\n' });
+        assert.deepEqual(writes[1], { path: join(root, 'src', 'new.ts'), content: 'x\n', created: true });
+        assert.equal(created.fileEdit?.created, true);
+        assert.equal((await run('read_file', { path: 'README.md' })).fileEdit, undefined);
+    });
+
     it('create_file refuses to overwrite', async () => {
         answers.push('allow-chat');
         assert.match((await call('create_file', { path: 'README.md', content: 'x' })).content, /already exists. Use edit_file/);

@@ -1,10 +1,10 @@
-import { IDocumentReader } from '../ports/document-reader';
+import { IDocumentReader, IDocumentWriter } from '../ports/document-reader';
 import { IPermissionPrompt } from '../ports/permission-prompt';
 import { CtxTool } from '../prompt/template-context';
 import { ToolCall } from '../wire/assistant-turn';
 import { CancelledError } from '../wire/error-info';
 import { RequestId } from '../wire/events';
-import { ToolExecutor } from '../wire/tool-loop-runner';
+import { ToolExecution, ToolExecutor } from '../wire/tool-loop-runner';
 import { AnyTool, toolDefinition, ToolOutcome } from './tool';
 import { ToolInputError, WorkspaceFiles } from './workspace-files';
 
@@ -35,6 +35,7 @@ export interface ToolKitOptions {
     files: WorkspaceFiles;
     /** Open editors' text: read_file prefers it to the disk. */
     documents?: IDocumentReader;
+    writer?: IDocumentWriter;
     permissions: IPermissionPrompt;
     /** Tools the user turned off. */
     disabled?: ReadonlySet<string>;
@@ -57,10 +58,10 @@ export class ToolKitExecutor implements ToolExecutor {
         return this.enabledTools().map(tool => toolDefinition(tool));
     }
 
-    async execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<{ content: string; isError?: boolean }> {
+    async execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<ToolExecution> {
         const outcome = await this.run(call, context);
         this.options.onOutcome?.(call, outcome);
-        return { content: outcome.content, isError: outcome.isError };
+        return { content: outcome.content, isError: outcome.isError, ...(outcome.fileEdit ? { fileEdit: outcome.fileEdit } : {}) };
     }
 
     private enabledTools(): AnyTool[] {
@@ -93,7 +94,7 @@ export class ToolKitExecutor implements ToolExecutor {
             }
         }
         try {
-            return await tool.run(parsed.data, { ...context, chatId: this.chatId, files: this.options.files, documents: this.options.documents });
+            return await tool.run(parsed.data, { ...context, chatId: this.chatId, files: this.options.files, documents: this.options.documents, writer: this.options.writer });
         } catch (error) {
             if (error instanceof CancelledError || context.signal?.aborted) {
                 throw new CancelledError();

@@ -35,6 +35,17 @@ export interface ToolCallEnd {
     arguments: Record<string, unknown>;
 }
 
+/** A file a tool created or changed: enough for the chat to show the diff and undo or reapply it. */
+export interface FileEditRecord {
+    /** Workspace-relative, as the user reads it. */
+    path: string;
+    absolutePath: string;
+    /** Unified diff from the previous content to the new one. */
+    diff: string;
+    /** The file did not exist before. */
+    created: boolean;
+}
+
 /** The outcome of one tool call, as fed back to the model in the next round. */
 export interface ToolResult {
     type: 'ToolResult';
@@ -43,6 +54,8 @@ export interface ToolResult {
     name: string;
     content: string;
     isError: boolean;
+    /** Set when the call wrote a file. */
+    fileEdit?: FileEditRecord;
 }
 
 export interface Usage {

@@ -1,12 +1,19 @@
 import { AssistantTurn, ToolCall, ToolResultInput, toolCallsOf } from './assistant-turn';
 import { CancelledError, ErrorInfo } from './error-info';
-import { RequestId, ResponseEvent } from './events';
+import { FileEditRecord, RequestId, ResponseEvent } from './events';
 import { EventBatch, streamWire, WireRequest } from './wire-client';
 import { RequestBody, WireProtocol } from './wire-protocols';
 
 /** Runs one tool call for the loop. The IDE side (permissions, confinement) lives behind this port. */
 export interface ToolExecutor {
-    execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<{ content: string; isError?: boolean }>;
+    execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<ToolExecution>;
+}
+
+/** What a tool call produced: the text the model reads, and for a write the record the chat shows. */
+export interface ToolExecution {
+    content: string;
+    isError?: boolean;
+    fileEdit?: FileEditRecord;
 }
 
 export interface ToolLoopOptions {
@@ -90,7 +97,7 @@ export class ToolLoopRunner {
     }
 
     private async *execute(call: ToolCall, request: WireRequest): AsyncGenerator<EventBatch, ToolResultInput> {
-        let result: { content: string; isError?: boolean };
+        let result: ToolExecution;
         try {
             result = await this.executor.execute(call, { requestId: request.requestId, signal: request.signal });
         } catch (error) {
@@ -104,7 +111,7 @@ export class ToolLoopRunner {
             throw new CancelledError();
         }
         const input: ToolResultInput = { callId: call.callId, name: call.name, content: result.content, isError: result.isError ?? false };
-        yield [{ type: 'ToolResult', requestId: request.requestId, ...input }];
+        yield [{ type: 'ToolResult', requestId: request.requestId, ...input, ...(result.fileEdit ? { fileEdit: result.fileEdit } : {}) }];
         return input;
     }
 

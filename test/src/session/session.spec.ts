@@ -171,6 +171,21 @@ describe('Session over configured agents and the fake provider', () => {
         assert.equal(server.requests.length, 0);
     });
 
+    it('previews the next send for the token counter without sending or changing the history', async () => {
+        const session = await open('fake-ollama');
+        session.pinContext('linked', async () => ({ id: 'linked', label: 'Linked file a.ts', text: 'y'.repeat(400) }));
+        const small = await session.preview(text('x'.repeat(4_000)));
+        assert.equal(small.pinned[0].label, 'Linked file a.ts');
+        assert.ok(small.task.tokens >= 1_000, JSON.stringify(small.task));
+        assert.equal(small.refusal, undefined);
+        const huge = await session.preview(text('x'.repeat(200_000)));
+        assert.match(huge.refusal ?? '', /^The conversation needs about \d+ tokens but this agent allows \d+ .*Summarize the chat to continue/);
+        assert.ok(huge.estimate > huge.limit);
+        assert.equal(session.history.length, 0);
+        assert.equal(server.requests.length, 0);
+        assert.deepEqual(events, []);
+    });
+
     it('a provider error becomes one Failed event, the key redacted', async () => {
         const session = await open('fake-claude');
         server.enqueue({ kind: 'status', status: 401, body: `{"error":{"message":"bad key ${FAKE_KEYS.FAKE_CLAUDE_API_KEY}"}}` });

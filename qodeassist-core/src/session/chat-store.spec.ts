@@ -1,0 +1,99 @@
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QodeAssistError } from '../wire/error-info';
+import { CHAT_FILE_VERSION, ChatStore, chatToMarkdown, StoredChat, titleOf } from './chat-store';
+
+function chat(id: string, overrides: Partial<StoredChat> = {}): StoredChat {
+    return {
+        version: CHAT_FILE_VERSION, id, title: 'Fix the parser', createdAt: '2026-11-01T10:00:00.000Z', updatedAt: '2026-11-01T10:05:00.000Z',
+        history: [
+            { role: 'user', blocks: [{ type: 'text', text: 'Fix the parser' }] },
+            { role: 'assistant', blocks: [{ type: 'thinking', text: 'look', signature: 's' }, { type: 'tool_use', id: 'call-1', name: 'edit_file', input: { path: 'a.ts' } }] },
+            { role: 'user', blocks: [{ type: 'tool_result', toolUseId: 'call-1', name: 'edit_file', content: 'Edited a.ts', isError: false }] },
+            { role: 'assistant', blocks: [{ type: 'text', text: 'Done.' }], usage: { inputTokens: 120, outputTokens: 8, cachedTokens: 100 } }
+        ],
+        edits: { 'call-1': { path: 'a.ts', absolutePath: '/w/a.ts', diff: '--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-x\n+y\n', created: false, state: 'applied' } },
+        ...overrides
+    };
+}
+
+describe('ChatStore', () => {
+    let dir: string;
+    let store: ChatStore;
+    beforeEach(() => {
+        dir = mkdtempSync(join(tmpdir(), 'qodeassist-chats-'));
+        store = new ChatStore(join(dir, 'chats'));
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('saves and loads a chat unchanged, newest first in the list, with no temporary file left', async () => {
+        await store.save(chat('one'));
+        await store.save(chat('two', { title: 'Second', updatedAt: '2026-11-02T00:00:00.000Z', compressedFrom: 'one' }));
+        assert.deepEqual(await store.load('one'), chat('one'));
+        const { chats, unreadable } = await store.list();
+        assert.deepEqual(chats.map(c => [c.id, c.title, c.messages, c.compressedFrom]), [['two', 'Second', 4, 'one'], ['one', 'Fix the parser', 4, undefined]]);
+        assert.deepEqual(unreadable, []);
+        assert.deepEqual(readdirSync(join(dir, 'chats')).sort(), ['one.json', 'two.json']);
+        assert.equal(statSync(join(dir, 'chats', 'one.json')).mode & 0o777, 0o600);
+    });
+
+    it('an empty or missing folder lists nothing', async () => {
+        assert.deepEqual(await store.list(), { chats: [], unreadable: [] });
+    });
+
+    const broken: Array<[string, string, RegExp]> = [
+        ['not JSON', '{"version": 1,', /one\.json is not valid JSON .*left as it is; fix or delete it/],
+        ['a newer version', JSON.stringify({ ...chat('one'), version: 9 }), /has version 9, newer than this QodeAssist reads \(1\)\. Update QodeAssist/],
+        ['a block of an unknown type', JSON.stringify(chat('one', { history: [{ role: 'user', blocks: [{ type: 'video' } as never] }] })), /one\.json is not a QodeAssist chat: history\.0\.blocks\.0\.type: /],
+        ['no edits record', JSON.stringify({ ...chat('one'), edits: undefined }), /not a QodeAssist chat: edits: /]
+    ];
+    for (const [what, text, message] of broken) {
+        it(`a file with ${what} is reported by name, listed as unreadable and left untouched`, async () => {
+            await store.save(chat('two'));
+            writeFileSync(join(dir, 'chats', 'one.json'), text);
+            await assert.rejects(store.load('one'), (error: unknown) => error instanceof QodeAssistError && error.info.category === 'Config' && message.test(error.message));
+            const { chats, unreadable } = await store.list();
+            assert.deepEqual(chats.map(c => c.id), ['two']);
+            assert.equal(unreadable.length, 1);
+            assert.match(unreadable[0].reason, message);
+            assert.equal(readFileSync(join(dir, 'chats', 'one.json'), 'utf8'), text);
+        });
+    }
+
+    it('refuses ids that could leave the folder and names a missing chat', async () => {
+        await assert.rejects(store.load('../etc/passwd'), /"\.\.\/etc\/passwd" is not a chat id/);
+        await assert.rejects(store.load('gone'), /There is no saved chat gone in .*chats; it was deleted or the history location changed/);
+    });
+
+    it('renames, refuses an empty title, and deletes a chat with its attachments', async () => {
+        await store.save(chat('one'));
+        assert.equal((await store.rename('one', '  Parser fix ')).title, 'Parser fix');
+        assert.equal((await store.load('one')).title, 'Parser fix');
+        await assert.rejects(store.rename('one', ' '), /A chat title cannot be empty/);
+        const ref = await store.storeAttachment('one', 'shot.png', 'image/png', Buffer.from([1, 2, 3]));
+        const again = await store.storeAttachment('one', 'shot.png', 'image/png', Buffer.from([4]));
+        assert.equal(ref.path, join(dir, 'chats', 'one', 'attachments', 'shot.png'));
+        assert.equal(again.path, join(dir, 'chats', 'one', 'attachments', 'shot-2.png'), 'a second file of the same name does not overwrite the first');
+        assert.deepEqual([...readFileSync(ref.path)], [1, 2, 3]);
+        await store.delete('one');
+        assert.deepEqual(readdirSync(join(dir, 'chats')), []);
+    });
+
+    it('titles a chat by its first user text, shortened', () => {
+        assert.equal(titleOf([]), 'New chat');
+        assert.equal(titleOf([{ role: 'user', blocks: [{ type: 'text', text: '  Explain\n this  ' }] }]), 'Explain this');
+        assert.equal(titleOf([{ role: 'user', blocks: [{ type: 'text', text: 'x'.repeat(100) }] }]).length, 60);
+    });
+
+    it('exports Markdown with the text, the tool calls and the edits as diffs', () => {
+        assert.equal(chatToMarkdown(chat('one')), [
+            '# Fix the parser', '', '_2026-11-01T10:05:00.000Z_', '',
+            '## You', '', 'Fix the parser', '',
+            '## QodeAssist', '', '> Tool `edit_file` `{"path":"a.ts"}`', '',
+            '```diff\n--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-x\n+y\n```', '',
+            '## QodeAssist', '', 'Done.', ''
+        ].join('\n'));
+    });
+});

@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import { z } from 'zod';
+import { QodeAssistError } from '../wire/error-info';
+import { FileEditRecord } from '../wire/events';
+import { ContentRef, HistoryMessage, messageText } from './conversation-history';
+
+export const CHAT_FILE_VERSION = 1;
+
+/** A file edit as the chat last left it: applied by the tool, or undone by the user. */
+export interface StoredFileEdit extends FileEditRecord {
+    state: 'applied' | 'undone';
+}
+
+/** One persisted chat: the session's history (typed blocks, usage) and what the view adds to it. */
+export interface StoredChat {
+    version: typeof CHAT_FILE_VERSION;
+    id: string;
+    title: string;
+    createdAt: string;
+    updatedAt: string;
+    /** The agent and role the user chose, if any. */
+    agent?: string;
+    role?: string;
+    history: HistoryMessage[];
+    /** File edits by tool call id. */
+    edits: Record<string, StoredFileEdit>;
+    /** This chat continues a summary of that chat; the original is kept. */
+    compressedFrom?: string;
+}
+
+export interface ChatSummary {
+    id: string;
+    title: string;
+    updatedAt: string;
+    messages: number;
+    compressedFrom?: string;
+}
+
+/** A chat file that could not be read: listed so the user sees it, never overwritten. */
+export interface UnreadableChat {
+    file: string;
+    reason: string;
+}
+
+const contentRef = z.object({ path: z.string(), name: z.string(), mediaType: z.string() });
+const historyBlock = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({ type: z.literal('thinking'), text: z.string(), signature: z.string().optional() }),
+    z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
+    z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+    z.object({ type: z.literal('tool_result'), toolUseId: z.string(), name: z.string(), content: z.string(), isError: z.boolean() }),
+    z.object({ type: z.literal('image'), ref: contentRef }),
+    z.object({ type: z.literal('attachment'), ref: contentRef }),
+    z.object({ type: z.literal('file_edit'), path: z.string(), summary: z.string() }),
+    z.object({ type: z.literal('skill_invocation'), name: z.string(), body: z.string() }),
+    z.object({ type: z.literal('completion'), prefix: z.string(), suffix: z.string() })
+]);
+const storedChatSchema = z.object({
+    version: z.literal(CHAT_FILE_VERSION),
+    id: z.string().min(1),
+    title: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    agent: z.string().optional(),
+    role: z.string().optional(),
+    history: z.array(z.object({
+        role: z.enum(['user', 'assistant']),
+        blocks: z.array(historyBlock),
+        usage: z.object({
+            inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number().optional(), reasoningTokens: z.number().optional()
+        }).optional(),
+        compressedFrom: z.string().optional()
+    })),
+    edits: z.record(z.string(), z.object({
+        path: z.string(), absolutePath: z.string(), diff: z.string(), created: z.boolean(), state: z.enum(['applied', 'undone'])
+    })),
+    compressedFrom: z.string().optional()
+});
+
+const ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+const TITLE_LENGTH = 60;
+
+/** The title a chat gets from its first user message. */
+export function titleOf(history: readonly HistoryMessage[]): string {
+    const first = history.find(message => message.role === 'user' && messageText(message).trim());
+    const text = first ? messageText(first).trim().replace(/\s+/g, ' ') : '';
+    if (!text) {
+        return 'New chat';
+    }
+    return text.length > TITLE_LENGTH ? `${text.slice(0, TITLE_LENGTH - 1)}…` : text;
+}
+
+/**
+ * Chats on disk: one `<id>.json` per chat (versioned, validated on read, written
+ * atomically through a temporary file and a rename) and its attachments in `<id>/`.
+ * A file that does not parse is reported and left alone — never overwritten.
+ */
+export class ChatStore {
+    constructor(readonly directory: string) { }
+
+    async list(): Promise<{ chats: ChatSummary[]; unreadable: UnreadableChat[] }> {
+        let names: string[];
+        try {
+            names = await readdir(this.directory);
+        } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+                return { chats: [], unreadable: [] };
+            }
+            throw error;
+        }
+        const chats: ChatSummary[] = [];
+        const unreadable: UnreadableChat[] = [];
+        for (const name of names.filter(candidate => extname(candidate) === '.json').sort()) {
+            try {
+                const chat = await this.load(basename(name, '.json'));
+                chats.push({
+                    id: chat.id, title: chat.title, updatedAt: chat.updatedAt, messages: chat.history.length,
+                    ...(chat.compressedFrom ? { compressedFrom: chat.compressedFrom } : {})
+                });
+            } catch (error) {
+                unreadable.push({ file: join(this.directory, name), reason: error instanceof Error ? error.message : String(error) });
+            }
+        }
+        chats.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+        return { chats, unreadable };
+    }
+
+    async load(id: string): Promise<StoredChat> {
+        const file = this.fileOf(id);
+        let text: string;
+        try {
+            text = await readFile(file, 'utf8');
+        } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+                throw new QodeAssistError({ category: 'Config', message: `There is no saved chat ${id} in ${this.directory}; it was deleted or the history location changed (qodeassist.chat.historyLocation).` });
+            }
+            throw error;
+        }
+        let json: unknown;
+        try {
+            json = JSON.parse(text);
+        } catch (error) {
+            throw new QodeAssistError({ category: 'Config', message: `The chat file ${file} is not valid JSON (${(error as Error).message}). It was left as it is; fix or delete it.` });
+        }
+        const version = (json as { version?: unknown } | null)?.version;
+        if (typeof version === 'number' && version > CHAT_FILE_VERSION) {
+            throw new QodeAssistError({ category: 'Config', message: `The chat file ${file} has version ${version}, newer than this QodeAssist reads (${CHAT_FILE_VERSION}). Update QodeAssist to open it.` });
+        }
+        const parsed = storedChatSchema.safeParse(json);
+        if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            throw new QodeAssistError({ category: 'Config', message: `The chat file ${file} is not a QodeAssist chat: ${issue.path.join('.') || '(root)'}: ${issue.message}. It was left as it is; fix or delete it.` });
+        }
+        return parsed.data as StoredChat;
+    }
+
+    /** Writes the chat whole: a temporary file beside it, then a rename over the old one. */
+    async save(chat: StoredChat): Promise<void> {
+        const file = this.fileOf(chat.id);
+        await mkdir(this.directory, { recursive: true });
+        const temporary = `${file}.${randomUUID()}.tmp`;
+        try {
+            await writeFile(temporary, `${JSON.stringify(chat, undefined, 1)}\n`, { mode: 0o600 });
+            await rename(temporary, file);
+        } catch (error) {
+            await rm(temporary, { force: true });
+            throw error;
+        }
+    }
+
+    async rename(id: string, title: string): Promise<StoredChat> {
+        const trimmed = title.trim();
+        if (!trimmed) {
+            throw new QodeAssistError({ category: 'Validation', message: 'A chat title cannot be empty.' });
+        }
+        const chat = await this.load(id);
+        const renamed = { ...chat, title: trimmed };
+        await this.save(renamed);
+        return renamed;
+    }
+
+    /** Removes the chat and its attachments. */
+    async delete(id: string): Promise<void> {
+        await rm(this.fileOf(id), { force: true });
+        await rm(join(this.directory, id), { recursive: true, force: true });
+    }
+
+    /** Keeps a copy of an attached file beside the chat; the history refers to the copy. */
+    async storeAttachment(id: string, name: string, mediaType: string, bytes: Uint8Array): Promise<ContentRef> {
+        this.fileOf(id);
+        const safeName = basename(name).replace(/[^\w.\- ]+/g, '_') || 'attachment';
+        const folder = join(this.directory, id, 'attachments');
+        await mkdir(folder, { recursive: true });
+        let path = join(folder, safeName);
+        for (let n = 2; await exists(path); n++) {
+            const extension = extname(safeName);
+            path = join(folder, `${basename(safeName, extension)}-${n}${extension}`);
+        }
+        await writeFile(path, bytes, { mode: 0o600 });
+        return { path, name, mediaType };
+    }
+
+    private fileOf(id: string): string {
+        if (!ID_PATTERN.test(id)) {
+            throw new QodeAssistError({ category: 'Validation', message: `"${id}" is not a chat id.` });
+        }
+        return join(this.directory, `${id}.json`);
+    }
+}
+
+async function exists(path: string): Promise<boolean> {
+    try {
+        await stat(path);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+/** A chat as Markdown for export: the user's and the assistant's text, tool calls and edits in brief. */
+export function chatToMarkdown(chat: StoredChat): string {
+    const lines = [`# ${chat.title}`, '', `_${chat.updatedAt}${chat.agent ? ` · ${chat.agent}` : ''}_`, ''];
+    for (const message of chat.history) {
+        const parts: string[] = [];
+        for (const block of message.blocks) {
+            switch (block.type) {
+                case 'text':
+                    parts.push(block.text);
+                    break;
+                case 'tool_use':
+                    parts.push(`> Tool \`${block.name}\` ${'`'}${JSON.stringify(block.input)}${'`'}`);
+                    break;
+                case 'tool_result': {
+                    const edit = chat.edits[block.toolUseId];
+                    parts.push(edit ? `\`\`\`diff\n${edit.diff.trimEnd()}\n\`\`\`` : `> ${block.isError ? 'Failed' : 'Result'}: ${firstLine(block.content)}`);
+                    break;
+                }
+                case 'image':
+                case 'attachment':
+                    parts.push(`> Attached: ${block.ref.name}`);
+                    break;
+                case 'skill_invocation':
+                    parts.push(`> Skill /${block.name}`);
+                    break;
+                default:
+                    break;
+            }
+        }
+        if (parts.length === 0) {
+            continue;
+        }
+        const toolResultsOnly = message.blocks.every(block => block.type === 'tool_result');
+        if (!toolResultsOnly) {
+            lines.push(message.role === 'user' ? '## You' : '## QodeAssist', '');
+        }
+        lines.push(parts.join('\n\n'), '');
+    }
+    return `${lines.join('\n').trimEnd()}\n`;
+}
+
+function firstLine(text: string): string {
+    const line = text.split('\n', 1)[0];
+    return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}

@@ -55,7 +55,7 @@ export interface Assembly {
 }
 
 /** Stable layers first: the more stable, the earlier, so prompt caches reuse the longest prefix. */
-const LAYER_RANK: Record<string, number> = { 'agent.system': 0, 'env.project': 1, 'skills.catalog': 2 };
+const LAYER_RANK: Record<string, number> = { 'agent.system': 0, 'agent.role': 0.5, 'env.project': 1, 'skills.catalog': 2 };
 const rankOf = (name: string) => LAYER_RANK[name] ?? 3;
 const WARN_AT = 0.85;
 

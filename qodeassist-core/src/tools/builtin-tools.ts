@@ -1,7 +1,9 @@
 import { IDiagnostics } from '../ports/diagnostics';
+import { HistoryMessage } from '../session/conversation-history';
 import { SkillsEngine } from '../skills/skills-engine';
 import { createDiagnosticsTool } from './diagnostics-tool';
 import { FILE_TOOLS } from './file-tools';
+import { createReadOriginalHistoryTool } from './history-tool';
 import { CommandBuildRunner, NodeTerminal } from './node-process';
 import { createBuildTool, createTerminalTool, defaultAllowedCommands, splitCommandLine } from './process-tools';
 import { createTodoTool } from './todo-tool';
@@ -20,6 +22,8 @@ export interface BuiltinToolsOptions {
     diagnostics?: IDiagnostics;
     /** Skills; without them there is no load_skill. */
     skills?: SkillsEngine;
+    /** A summarized chat's original history; without it there is no read_original_history. */
+    originalHistory?: (chatId: string) => readonly HistoryMessage[] | undefined;
 }
 
 /** The built-in ToolKit, as every host (IDE chat, bench CLI) offers it. Create once per chat: todo keeps its list. */
@@ -34,6 +38,9 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
     }
     if (options.skills) {
         tools.push(options.skills.loadSkillTool());
+    }
+    if (options.originalHistory) {
+        tools.push(createReadOriginalHistoryTool(options.originalHistory));
     }
     if (options.buildCommand?.trim()) {
         tools.push(createBuildTool(new CommandBuildRunner(splitCommandLine(options.buildCommand), options.workspace)));

@@ -37,7 +37,7 @@ function rootsOf(files: WorkspaceFiles): ResolvedPath[] {
 }
 
 /** The project's files below `from`: through the context's scanner, or the file-system walk. */
-function scan(context: ToolContext, from: ResolvedPath): AsyncIterable<ResolvedPath> {
+function scan(context: Pick<ToolContext, 'files' | 'scanner' | 'signal'>, from: ResolvedPath): AsyncIterable<ResolvedPath> {
     return (context.scanner ?? new FileSystemProjectScanner(context.files)).files(from, context.signal);
 }
 
@@ -104,23 +104,32 @@ export const findFileTool = defineTool({
     permission: 'read',
     parameters: z.strictObject({ query: z.string().min(1), max_results: z.number().int().positive().max(200).optional() }),
     run: async (args, context) => {
-        const query = args.query.toLowerCase();
-        const scored: Array<{ path: string; score: number }> = [];
-        for (const root of rootsOf(context.files)) {
-            for await (const file of scan(context, root)) {
-                const path = file.relative.toLowerCase();
-                const name = path.split('/').pop()!;
-                const score = name === query ? 3 : path.includes(query) ? 2 : isSubsequence(query, path) ? 1 : 0;
-                if (score > 0) {
-                    scored.push({ path: file.relative, score });
-                }
-            }
-        }
-        scored.sort((a, b) => b.score - a.score || a.path.length - b.path.length || a.path.localeCompare(b.path));
-        const shown = scored.slice(0, args.max_results ?? 20).map(entry => entry.path);
+        const shown = (await findFiles(context, args.query, args.max_results ?? 20)).map(file => file.relative);
         return { content: shown.length ? shown.join('\n') : `No file matches "${args.query}".` };
     }
 });
+
+/**
+ * Project files whose path matches a query, ignore rules applied: exact file names first,
+ * then paths containing it, then fuzzy (subsequence) matches; shorter paths first within each.
+ * find_file and the chat's @-mentions both use it.
+ */
+export async function findFiles(context: Pick<ToolContext, 'files' | 'scanner' | 'signal'>, query: string, maxResults: number): Promise<ResolvedPath[]> {
+    const needle = query.toLowerCase();
+    const scored: Array<{ file: ResolvedPath; score: number }> = [];
+    for (const root of rootsOf(context.files)) {
+        for await (const file of scan(context, root)) {
+            const path = file.relative.toLowerCase();
+            const name = path.split('/').pop()!;
+            const score = !needle ? 1 : name === needle ? 3 : path.includes(needle) ? 2 : isSubsequence(needle, path) ? 1 : 0;
+            if (score > 0) {
+                scored.push({ file, score });
+            }
+        }
+    }
+    scored.sort((a, b) => b.score - a.score || a.file.relative.length - b.file.relative.length || a.file.relative.localeCompare(b.file.relative));
+    return scored.slice(0, maxResults).map(entry => entry.file);
+}
 
 function isSubsequence(needle: string, haystack: string): boolean {
     let index = 0;

@@ -5,12 +5,14 @@ import { QODEASSIST_CHAT_PATH, QodeAssistChatService } from '../common/chat-prot
 import { QodeAssistChatClientImpl } from './chat/chat-client';
 import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
+import { ChatFileEdits } from './chat/file-edits';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
 import '../../src/browser/style/qodeassist.css';
 
 export default new ContainerModule(bind => {
     bindQodeAssistPreferences(bind);
 
+    bind(ChatFileEdits).toSelf().inSingletonScope();
     bind(QodeAssistChatClientImpl).toSelf().inSingletonScope();
     bind(QodeAssistChatService).toDynamicValue(ctx =>
         ServiceConnectionProvider.createProxy<QodeAssistChatService>(ctx.container, QODEASSIST_CHAT_PATH, ctx.container.get(QodeAssistChatClientImpl))

@@ -40,6 +40,22 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'boolean',
             default: true,
             description: 'Enter sends the message and Shift+Enter inserts a new line; when off, Ctrl+Enter sends.'
+        },
+        'qodeassist.chat.role': {
+            type: 'string', default: '',
+            description: 'The role new chats start with (developer, reviewer, architect, tester, refactorer, or one from .qodeassist/roles). Empty: none.'
+        },
+        'qodeassist.chat.historyLocation': {
+            type: 'string', enum: ['workspace', 'user'], default: 'workspace',
+            description: 'Where chats are saved: the workspace\'s .qodeassist/chats folder, or ~/.qodeassist/chats for the user.'
+        },
+        'qodeassist.chat.syncOpenEditors': {
+            type: 'boolean', default: false,
+            description: 'Link every open editor to the chat: their current text goes with each message.'
+        },
+        'qodeassist.chat.autoCompressPercent': {
+            type: 'number', default: 0, minimum: 0, maximum: 100,
+            description: 'Summarize the chat automatically before a send that would fill more than this percentage of the agent\'s context. 0: never; the Summarize button is always there.'
         }
     }
 };
@@ -54,6 +70,10 @@ export interface QodeAssistConfiguration {
     'qodeassist.tools.allowOutsideWorkspace': boolean;
     'qodeassist.tools.useGitignore': boolean;
     'qodeassist.chat.sendOnEnter': boolean;
+    'qodeassist.chat.role': string;
+    'qodeassist.chat.historyLocation': 'workspace' | 'user';
+    'qodeassist.chat.syncOpenEditors': boolean;
+    'qodeassist.chat.autoCompressPercent': number;
 }
 
 export const QodeAssistPreferences = Symbol('QodeAssistPreferences');

@@ -1,7 +1,10 @@
-import type { Diagnostic, PermissionAnswer, PermissionRequest, SessionEvent } from '@qodeassist/core';
+import type {
+    ChatSummary, ContentRef, ContextManifest, Diagnostic, FileEditRecord, PermissionAnswer, PermissionRequest, SessionEvent, StoredChat, StoredFileEdit,
+    UnreadableChat
+} from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 
-export type { Diagnostic, PermissionAnswer, PermissionRequest, SessionEvent };
+export type { ChatSummary, ContentRef, ContextManifest, Diagnostic, FileEditRecord, PermissionAnswer, PermissionRequest, SessionEvent, StoredChat, StoredFileEdit, UnreadableChat };
 
 export const QODEASSIST_CHAT_PATH = '/services/qodeassist/chat';
 
@@ -16,7 +19,51 @@ export interface ChatSendOptions {
     project?: string;
     /** The user's tool settings (preferences `qodeassist.tools.*`). */
     tools?: ChatToolSettings;
+    /** A role from roles/*.json whose system prompt joins the agent's. */
+    role?: string;
+    /** Linked files (absolute paths), read again at every send: the editor's text when open, else the disk. */
+    linked?: string[];
 }
+
+/** Where chats are kept: the workspace's `.qodeassist/chats` or the user's `~/.qodeassist/chats`. */
+export interface ChatStorage {
+    location: 'workspace' | 'user';
+    workspacePath?: string;
+}
+
+/** What the user sends: text, and files or images attached through `attach`. */
+export interface ChatInput {
+    text: string;
+    attachments: ContentRef[];
+}
+
+export interface OpenedChat {
+    chatId: string;
+    /** Set when an existing chat was opened: the view is rebuilt from its history. */
+    chat?: StoredChat;
+}
+
+export interface AgentChoice {
+    name: string;
+    model: string;
+    provider: string;
+    /** Listed in the chat roster (the default choice goes through it). */
+    inChatRoster: boolean;
+}
+
+export interface RoleChoice {
+    id: string;
+    name: string;
+    description: string;
+}
+
+export interface SkillChoice {
+    name: string;
+    description: string;
+}
+
+/** Largest attachment the chat takes, per kind; larger files are refused with a message that says so. */
+export const ATTACHMENT_LIMITS = { imageBytes: 5 * 1024 * 1024, textBytes: 512 * 1024 } as const;
 
 export interface ChatToolSettings {
     /** Tools turned off by name. */
@@ -37,13 +84,33 @@ export const QodeAssistChatService = Symbol('QodeAssistChatService');
 
 /** Backend chat sessions, one set per frontend connection. */
 export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
-    /** Opens an empty session and returns its id. */
-    openSession(): Promise<string>;
-    /** Sends a user message; events follow on the client as `onSessionEvents(sessionId, …)`. Returns the request id. */
-    send(sessionId: string, text: string, options: ChatSendOptions): Promise<string>;
+    /** Opens a chat: a new one, or a saved one (`chatId`) whose history seeds the session. The chat id is its session id. */
+    openSession(storage: ChatStorage, chatId?: string): Promise<OpenedChat>;
+    /** Sends a user message; events follow on the client as `onSessionEvents(chatId, …)`. Returns the request id. */
+    send(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<string>;
     /** Cancels the request in flight; resolves after its `Cancelled` event was sent. */
-    cancel(sessionId: string): Promise<void>;
-    closeSession(sessionId: string): Promise<void>;
+    cancel(chatId: string): Promise<void>;
+    closeSession(chatId: string): Promise<void>;
+    /** Keeps a copy of a file or image beside the chat; the returned reference goes into `ChatInput.attachments`. */
+    attach(chatId: string, name: string, mediaType: string, base64: string): Promise<ContentRef>;
+    /** What the next send would contain and cost: the token counter and the manifest popover. */
+    estimate(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<ContextManifest | undefined>;
+    /** Summarizes the chat through the compression roster into a new chat linked to this one; the original is kept. */
+    summarize(chatId: string, options: ChatSendOptions): Promise<OpenedChat>;
+    /** The user undid or reapplied an edit in the view; the saved chat remembers it. */
+    setEditState(chatId: string, callId: string, state: StoredFileEdit['state']): Promise<void>;
+
+    listChats(storage: ChatStorage): Promise<{ chats: ChatSummary[]; unreadable: UnreadableChat[] }>;
+    renameChat(storage: ChatStorage, chatId: string, title: string): Promise<void>;
+    deleteChat(storage: ChatStorage, chatId: string): Promise<void>;
+    /** The chat as Markdown. */
+    exportChat(storage: ChatStorage, chatId: string): Promise<string>;
+
+    listAgents(workspacePath: string | undefined): Promise<AgentChoice[]>;
+    listRoles(workspacePath: string | undefined): Promise<RoleChoice[]>;
+    listSkills(workspacePath: string | undefined): Promise<SkillChoice[]>;
+    /** Workspace files matching an @-mention query (ignore rules applied), workspace-relative. */
+    findFiles(workspacePath: string, query: string, options: { useGitignore: boolean }): Promise<string[]>;
 }
 
 export const QodeAssistChatClient = Symbol('QodeAssistChatClient');
@@ -61,4 +128,8 @@ export interface QodeAssistChatClient {
     getDiagnostics(path?: string): Promise<Diagnostic[]>;
     /** The text of an open editor for a file path, unsaved changes included; undefined when not open. */
     readOpenDocument(path: string): Promise<string | undefined>;
+    /** Something the user should know about a chat that is not a request's outcome (e.g. it could not be saved). */
+    onChatNotice(chatId: string, message: string): void;
+    /** A tool writes a file: through the editor model (undo, dirty state), then saved. */
+    writeDocument(path: string, content: string, options: { created: boolean }): Promise<void>;
 }

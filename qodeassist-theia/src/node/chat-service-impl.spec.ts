@@ -2,8 +2,10 @@ import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
 import { ConfigurationService, EnvironmentSecretsStore } from '@qodeassist/core';
 import { ConfigFixture, FAKE_KEYS, FakeProviderServer, openAITextRecording, openAIToolCallsRecording, writeFakeAgents } from '@qodeassist/test';
-import { readFileSync } from 'node:fs';
-import { QodeAssistChatClient, SessionEvent } from '../common/chat-protocol';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatInput, ChatStorage, QodeAssistChatClient, SessionEvent, StoredChat } from '../common/chat-protocol';
 import { QodeAssistChatServiceImpl } from './chat-service-impl';
 
 describe('QodeAssistChatServiceImpl', () => {
@@ -15,8 +17,19 @@ describe('QodeAssistChatServiceImpl', () => {
         onSessionEvents: (sessionId, events) => received.push(...events.map(event => ({ sessionId, event }))),
         requestToolPermission: async () => permissionAnswers.shift() ?? 'deny',
         getDiagnostics: async () => [{ path: `${fixture.workspace}/notes.txt`, line: 1, column: 1, severity: 'error', message: 'spelling' }],
-        readOpenDocument: async path => path.endsWith('open.txt') ? 'unsaved editor text' : undefined
+        readOpenDocument: async path => path.endsWith('open.txt') ? 'unsaved editor text' : undefined,
+        writeDocument: async (path, content, options) => {
+            writes.push({ path, created: options.created });
+            writeFileSync(path, content);
+        },
+        onChatNotice: (_chatId, message) => notices.push(message)
     };
+    const writes: Array<{ path: string; created: boolean }> = [];
+    const notices: string[] = [];
+    const input = (text: string): ChatInput => ({ text, attachments: [] });
+    let home: string;
+    let storage: ChatStorage;
+    const open = async () => (await service.openSession(storage)).chatId;
     let configuration: ConfigurationService;
     let service: QodeAssistChatServiceImpl;
 
@@ -32,13 +45,22 @@ describe('QodeAssistChatServiceImpl', () => {
     beforeEach(() => {
         server.reset();
         received.length = 0;
-        service = new QodeAssistChatServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration });
+        writes.length = 0;
+        notices.length = 0;
+        home = mkdtempSync(join(tmpdir(), 'qodeassist-home-'));
+        storage = { location: 'user' };
+        service = new QodeAssistChatServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration }, home);
         service.setClient(client);
     });
+    afterEach(async () => {
+        await service.saved();
+        service.dispose();
+        rmSync(home, { recursive: true, force: true });
+    });
 
-    async function finished(): Promise<SessionEvent> {
+    async function finished(count = 1): Promise<SessionEvent> {
         for (;;) {
-            const terminal = received.find(({ event }) => ['Finished', 'Failed', 'Cancelled'].includes(event.type));
+            const terminal = received.filter(({ event }) => ['Finished', 'Failed', 'Cancelled'].includes(event.type))[count - 1];
             if (terminal) {
                 return terminal.event;
             }
@@ -47,8 +69,8 @@ describe('QodeAssistChatServiceImpl', () => {
     }
 
     it('answers with the chat roster\'s first agent and tags events with the session id', async () => {
-        const sessionId = await service.openSession();
-        await service.send(sessionId, 'hi', {});
+        const sessionId = await open();
+        await service.send(sessionId, input('hi'), {});
         assert.equal((await finished()).type, 'Finished');
         assert.ok(received.every(entry => entry.sessionId === sessionId));
         assert.deepEqual(received[0].event, { type: 'RequestStarted', requestId: received[0].event.requestId, agent: 'fake-openai', model: 'fake-model' });
@@ -57,16 +79,16 @@ describe('QodeAssistChatServiceImpl', () => {
     });
 
     it('uses the agent the user chose instead of the roster', async () => {
-        const sessionId = await service.openSession();
-        await service.send(sessionId, 'hi', { agent: 'fake-claude' });
+        const sessionId = await open();
+        await service.send(sessionId, input('hi'), { agent: 'fake-claude' });
         assert.equal((await finished()).type, 'Finished');
         assert.equal(server.requests[0].protocol, 'anthropic-messages');
     });
 
     it('resolves the key on the backend and never puts it in an event', async () => {
         server.enqueue({ kind: 'status', status: 401, body: `{"error":{"message":"Incorrect API key provided: ${FAKE_KEYS.FAKE_OPENAI_API_KEY}"}}` });
-        const sessionId = await service.openSession();
-        await service.send(sessionId, 'hi', {});
+        const sessionId = await open();
+        await service.send(sessionId, input('hi'), {});
         const terminal = await finished();
         assert.ok(terminal.type === 'Failed' && terminal.error.message.endsWith('The key of provider "fake-openai-provider" is read from the environment variable FAKE_OPENAI_API_KEY.'));
         assert.equal(server.requests[0].headers.authorization, `Bearer ${FAKE_KEYS.FAKE_OPENAI_API_KEY}`);
@@ -74,8 +96,8 @@ describe('QodeAssistChatServiceImpl', () => {
     });
 
     it('reports an unknown chosen agent as a Config failure without sending', async () => {
-        const sessionId = await service.openSession();
-        await service.send(sessionId, 'hi', { agent: 'nobody' });
+        const sessionId = await open();
+        await service.send(sessionId, input('hi'), { agent: 'nobody' });
         const terminal = await finished();
         assert.ok(terminal.type === 'Failed' && terminal.error.category === 'Config' && /no agent named "nobody"/.test(terminal.error.message));
         assert.equal(server.requests.length, 0);
@@ -89,8 +111,8 @@ describe('QodeAssistChatServiceImpl', () => {
             { kind: 'replay', recording: openAITextRecording('Done.') }
         );
         permissionAnswers.push('allow-once', 'deny');
-        const sessionId = await service.openSession();
-        await service.send(sessionId, 'finalize the notes', { workspacePath: fixture.workspace });
+        const sessionId = await open();
+        await service.send(sessionId, input('finalize the notes'), { workspacePath: fixture.workspace });
         assert.equal((await finished()).type, 'Finished');
         assert.equal(readFileSync(`${fixture.workspace}/notes.txt`, 'utf8'), 'final', 'the first edit was allowed, the second denied');
         const results = received.filter(({ event }) => event.type === 'ToolResult').map(({ event }) => event.type === 'ToolResult' && event.isError);
@@ -104,8 +126,8 @@ describe('QodeAssistChatServiceImpl', () => {
             { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'd1', name: 'get_diagnostics', arguments: {} }]) },
             { kind: 'replay', recording: openAITextRecording('One spelling error.') }
         );
-        const sessionId = await service.openSession();
-        await service.send(sessionId, '/tone check the notes', {
+        const sessionId = await open();
+        await service.send(sessionId, input('/tone check the notes'), {
             workspacePath: fixture.workspace,
             tools: {
                 disabled: ['execute_terminal_command'], allowedCommands: [], commandTimeoutSeconds: 30, commandOutputLimit: 10_000,
@@ -128,20 +150,166 @@ describe('QodeAssistChatServiceImpl', () => {
             { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'o1', name: 'read_file', arguments: { path: 'open.txt' } }]) },
             { kind: 'replay', recording: openAITextRecording('Read it.') }
         );
-        const sessionId = await service.openSession();
-        await service.send(sessionId, 'read open.txt', { workspacePath: fixture.workspace });
+        const sessionId = await open();
+        await service.send(sessionId, input('read open.txt'), { workspacePath: fixture.workspace });
         assert.equal((await finished()).type, 'Finished');
         assert.match(JSON.parse(server.requests[1].body).messages.at(-1).content, /^unsaved editor text\n\[this is the editor's text, with changes not yet saved\]$/);
     });
 
+    async function saved(chatId: string, where = join(home, '.qodeassist', 'chats')): Promise<StoredChat> {
+        const file = join(where, `${chatId}.json`);
+        for (let i = 0; i < 200 && !existsSync(file); i++) {
+            await new Promise(resolve => setTimeout(resolve, 5));
+        }
+        await service.closeSession(chatId).catch(() => undefined);
+        return JSON.parse(readFileSync(file, 'utf8'));
+    }
+
+    it('saves a chat after every answer and reopens it with its history in a new connection', async () => {
+        server.enqueue({ kind: 'replay', recording: openAITextRecording('First answer.') });
+        const chatId = await open();
+        await service.send(chatId, input('remember 42'), {});
+        assert.equal((await finished()).type, 'Finished');
+        const stored = await saved(chatId);
+        assert.equal(stored.version, 1);
+        assert.equal(stored.title, 'remember 42');
+        assert.deepEqual(stored.history.map(m => [m.role, m.blocks]), [['user', [{ type: 'text', text: 'remember 42' }]], ['assistant', [{ type: 'text', text: 'First answer.' }]]]);
+        assert.ok(stored.history[1].usage, 'usage is saved with the answer');
+
+        const next = new QodeAssistChatServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration }, home);
+        next.setClient(client);
+        const listed = await next.listChats(storage);
+        assert.deepEqual(listed.chats.map(c => [c.id, c.title, c.messages]), [[chatId, 'remember 42', 2]]);
+        const reopened = await next.openSession(storage, chatId);
+        assert.equal(reopened.chat?.history.length, 2);
+        server.enqueue({ kind: 'replay', recording: openAITextRecording('It was 42.') });
+        await next.send(chatId, input('what was it?'), {});
+        assert.equal((await finished(2)).type, 'Finished');
+        const sent = JSON.parse(server.requests[1].body).messages.map((m: { content: unknown }) => JSON.stringify(m.content)).join('\n');
+        assert.match(sent, /remember 42[\s\S]*First answer\.[\s\S]*what was it\?/, 'the restored history seeds the new session');
+        await next.saved();
+        assert.match(await next.exportChat(storage, chatId), /^# remember 42\n[\s\S]*## You\n\nwhat was it\?\n\n## QodeAssist\n\nIt was 42\.\n$/);
+        await next.renameChat(storage, chatId, 'The answer');
+        await assert.rejects(next.deleteChat(storage, chatId), /This chat is open; close its view before deleting it/);
+        await next.closeSession(chatId);
+        assert.equal((await next.listChats(storage)).chats[0].title, 'The answer');
+        await next.deleteChat(storage, chatId);
+        assert.deepEqual((await next.listChats(storage)).chats, []);
+        next.dispose();
+    });
+
+    it('keeps workspace chats in the workspace\'s .qodeassist/chats', async () => {
+        storage = { location: 'workspace', workspacePath: fixture.workspace };
+        const chatId = await open();
+        await service.send(chatId, input('in the workspace'), {});
+        await finished();
+        assert.equal((await saved(chatId, join(fixture.workspace, '.qodeassist', 'chats'))).title, 'in the workspace');
+        rmSync(join(fixture.workspace, '.qodeassist', 'chats'), { recursive: true, force: true });
+    });
+
+    it('writes edits through the frontend, records them with their diff, and saves undo state', async () => {
+        fixture.write(`${fixture.workspace}/edit-me.txt`, 'alpha\n');
+        server.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'e1', name: 'edit_file', arguments: { path: 'edit-me.txt', old_text: 'alpha', new_text: 'beta' } }]) },
+            { kind: 'replay', recording: openAITextRecording('Edited.') }
+        );
+        permissionAnswers.push('allow-once');
+        const chatId = await open();
+        await service.send(chatId, input('edit it'), { workspacePath: fixture.workspace });
+        assert.equal((await finished()).type, 'Finished');
+        assert.deepEqual(writes, [{ path: join(fixture.workspace, 'edit-me.txt'), created: false }]);
+        assert.equal(readFileSync(join(fixture.workspace, 'edit-me.txt'), 'utf8'), 'beta\n');
+        const result = received.find(({ event }) => event.type === 'ToolResult')?.event;
+        assert.ok(result?.type === 'ToolResult' && result.fileEdit);
+        assert.equal(result.fileEdit.path, 'edit-me.txt');
+        assert.match(result.fileEdit.diff, /-alpha\n\+beta/);
+        await service.setEditState(chatId, 'e1', 'undone');
+        const stored = await saved(chatId);
+        assert.equal(stored.edits.e1.state, 'undone');
+        assert.equal(stored.edits.e1.diff, result.fileEdit.diff);
+    });
+
+    it('attaches files and images beside the chat, refuses oversized and binary ones, and sends them', async () => {
+        const chatId = await open();
+        const png = await service.attach(chatId, 'shot.png', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64'));
+        const notes = await service.attach(chatId, 'notes.md', 'text/markdown', Buffer.from('# Notes\nship it').toString('base64'));
+        assert.equal(png.path, join(home, '.qodeassist', 'chats', chatId, 'attachments', 'shot.png'));
+        await assert.rejects(service.attach(chatId, 'huge.png', 'image/png', Buffer.alloc(6 * 1024 * 1024).toString('base64')),
+            /"huge.png" is 6.0 MB; the chat takes images up to 5.0 MB\. Attach a smaller image/);
+        await assert.rejects(service.attach(chatId, 'a.out', 'application/octet-stream', Buffer.from([1, 0, 2]).toString('base64')), /"a.out" is a binary file/);
+        await service.send(chatId, { text: 'look', attachments: [png, notes] }, {});
+        assert.equal((await finished()).type, 'Finished');
+        const last = JSON.parse(server.requests[0].body).messages.at(-1).content;
+        assert.deepEqual(last.map((part: { type: string }) => part.type), ['image_url', 'text', 'text']);
+        assert.equal(last[1].text, 'Attached file notes.md:\n```\n# Notes\nship it\n```');
+        await service.send(chatId, { text: 'forged', attachments: [{ path: '/etc/passwd', name: 'passwd', mediaType: 'text/plain' }] }, {});
+        const refused = await finished(2);
+        assert.ok(refused.type === 'Failed' && /The attachment passwd is not one of this chat's/.test(refused.error.message));
+    });
+
+    it('estimates the next send with linked files and the role, and sends both', async () => {
+        const linked = fixture.write(`${fixture.workspace}/linked.ts`, 'export const linked = true;');
+        const chatId = await open();
+        const manifest = await service.estimate(chatId, input('x'.repeat(400)), { linked: [linked], role: 'reviewer', workspacePath: fixture.workspace });
+        assert.ok(manifest);
+        assert.deepEqual(manifest.pinned.map(pin => pin.label), ['Linked file linked.ts']);
+        assert.deepEqual(manifest.layers.map(layer => layer.name).slice(0, 2), ['agent.system', 'agent.role']);
+        assert.ok(manifest.task.tokens >= 100);
+        assert.equal(server.requests.length, 0, 'estimating sends nothing');
+        await service.send(chatId, input('review'), { linked: [linked], role: 'reviewer', workspacePath: fixture.workspace });
+        await finished();
+        const body = JSON.parse(server.requests[0].body);
+        assert.match(body.messages[0].content, /meticulous code reviewer/);
+        assert.match(JSON.stringify(body.messages.at(-1).content), /Linked file linked.ts:/);
+        await service.send(chatId, input('again'), { role: 'nobody', workspacePath: fixture.workspace });
+        const refused = await finished(2);
+        assert.ok(refused.type === 'Failed' && /There is no role "nobody"/.test(refused.error.message));
+    });
+
+    it('summarizes into a new linked chat through the compression roster, keeping the original', async () => {
+        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[compression]\nagents = ["fake-openai"]\n');
+        configuration = new ConfigurationService(fixture.roots);
+        try {
+            server.enqueue({ kind: 'replay', recording: openAITextRecording('Deadline noted.') }, { kind: 'replay', recording: openAITextRecording('The deadline is Friday.') });
+            const chatId = await open();
+            await service.send(chatId, input('the deadline is Friday'), {});
+            await finished();
+            const summary = await service.summarize(chatId, {});
+            assert.notEqual(summary.chatId, chatId);
+            assert.equal(summary.chat?.compressedFrom, chatId);
+            assert.match(summary.chat?.history[0].blocks[0].type === 'text' ? summary.chat.history[0].blocks[0].text : '', /Summary of the conversation so far:\n\nThe deadline is Friday\./);
+            const { chats } = await service.listChats(storage);
+            assert.deepEqual(chats.map(c => c.compressedFrom).sort(), [chatId, undefined].sort());
+            assert.match(JSON.stringify(JSON.parse(server.requests[1].body).messages.at(-1).content), /User: the deadline is Friday/);
+        } finally {
+            writeFakeAgents(fixture, server.url, 'fake-openai');
+            configuration = new ConfigurationService(fixture.roots);
+        }
+    });
+
+    it('lists chat agents (roster first), roles, skills, and files for @-mentions with ignore rules', async () => {
+        const agents = await service.listAgents(fixture.workspace);
+        assert.equal(agents[0].name, 'fake-openai');
+        assert.equal(agents[0].inChatRoster, true);
+        assert.ok(agents.some(agent => agent.name === 'fake-claude' && !agent.inChatRoster));
+        assert.ok(!agents.some(agent => /fim|codestral-fim|llamacpp/i.test(agent.name) && agent.inChatRoster));
+        assert.ok((await service.listRoles(fixture.workspace)).some(role => role.id === 'reviewer' && role.name === 'Reviewer'));
+        fixture.write(`${fixture.workspace}/.qodeassist/skills/tone/SKILL.md`, '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
+        assert.deepEqual((await service.listSkills(fixture.workspace)).find(skill => skill.name === 'tone'), { name: 'tone', description: 'Write kindly' });
+        fixture.write(`${fixture.workspace}/src/widget.ts`, '');
+        fixture.write(`${fixture.workspace}/secret/widget-keys.ts`, '');
+        fixture.write(`${fixture.workspace}/.qodeassistignore`, 'secret/\n');
+        assert.deepEqual(await service.findFiles(fixture.workspace, 'widget', { useGitignore: true }), ['src/widget.ts']);
+    });
+
     it('refuses a send to an unknown session with a message saying what to do', async () => {
-        await assert.rejects(service.send('nope', 'hi', {}), /Start a new chat/);
+        await assert.rejects(service.send('nope', input('hi'), {}), /No QodeAssist chat nope is open here; .* Open it again from the chat history/);
     });
 
     it('cancels every request when the connection closes', async () => {
         server.enqueue({ kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 30 });
-        const sessionId = await service.openSession();
-        await service.send(sessionId, 'long', {});
+        const sessionId = await open();
+        await service.send(sessionId, input('long'), {});
         while (!received.some(({ event }) => event.type === 'TextDelta')) {
             await new Promise(resolve => setTimeout(resolve, 5));
         }

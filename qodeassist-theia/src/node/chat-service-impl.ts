@@ -1,14 +1,23 @@
 import {
-    ConfigurationService, ContentLoader, ContextAssembler, defaultConfigRoots, EnvironmentSecretsStore, keySourceOf, pickAgent,
-    QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, sessionAgentFor, TokenEstimator, toErrorInfo,
-    createBuiltinTools, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles, defaultSkillRoots, SkillsEngine, HistoryBlock
+    ChatStore, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
+    createBuiltinTools, defaultConfigRoots, defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, keySourceOf,
+    pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, sessionAgentFor, SkillsEngine, StoredChat,
+    StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { randomUUID } from 'node:crypto';
-import { ChatSendOptions, ChatToolSettings, QodeAssistChatClient, QodeAssistChatService } from '../common/chat-protocol';
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import {
+    AgentChoice, ATTACHMENT_LIMITS, ChatInput, ChatSendOptions, ChatStorage, ChatToolSettings, OpenedChat, QodeAssistChatClient, QodeAssistChatService,
+    RoleChoice, SkillChoice
+} from '../common/chat-protocol';
 
 export const QodeAssistSecretsStore = Symbol('QodeAssistSecretsStore');
 export const QodeAssistConfiguration = Symbol('QodeAssistConfiguration');
+/** The user's home, where `~/.qodeassist/chats` lives when chats are kept per user (tests point it elsewhere). */
+export const QodeAssistUserHome = Symbol('QodeAssistUserHome');
 
 /** Resolves the live configuration for a workspace folder (one service per folder, watched). */
 export interface ConfigurationProvider {
@@ -37,10 +46,30 @@ export class WorkspaceConfigurations implements ConfigurationProvider {
     }
 }
 
+/** Where a chat is saved, and what the saved file holds besides the session's history. */
+interface ChatRecord {
+    title?: string;
+    createdAt: string;
+    agent?: string;
+    role?: string;
+    edits: Record<string, StoredFileEdit>;
+    compressedFrom?: string;
+}
+
 interface Chat {
+    id: string;
+    store: ChatStore;
+    record: ChatRecord;
+    /** The history before a session exists (a restored chat); the session owns it afterwards. */
+    seed: HistoryMessage[];
+    /** The history of the chat this one summarizes, for read_original_history. */
+    original?: HistoryMessage[];
     session?: Session;
+    linked: Set<string>;
     /** The chat's tools, created for its workspace and settings; remembers "allow for this chat". */
     tools?: { key: string; executor: ToolKitExecutor };
+    /** Saves run one after another, newest last. */
+    saving: Promise<void>;
 }
 
 /** The chat sessions of one frontend connection; everything is cancelled when the connection closes. */
@@ -56,46 +85,116 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
 
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
-        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider
+        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
+        @inject(QodeAssistUserHome) private readonly userHome: string
     ) { }
 
     setClient(client: QodeAssistChatClient | undefined): void {
         this.client = client;
     }
 
-    async openSession(): Promise<string> {
-        const chatId = randomUUID();
-        this.chats.set(chatId, {});
-        return chatId;
+    async openSession(storage: ChatStorage, chatId?: string): Promise<OpenedChat> {
+        const store = this.storeFor(storage);
+        if (!chatId) {
+            const id = randomUUID();
+            this.chats.set(id, { id, store, record: { createdAt: new Date().toISOString(), edits: {} }, seed: [], linked: new Set(), saving: Promise.resolve() });
+            return { chatId: id };
+        }
+        const open = this.chats.get(chatId);
+        if (open) {
+            await this.closeSession(chatId);
+        }
+        const stored = await store.load(chatId);
+        const original = stored.compressedFrom ? await store.load(stored.compressedFrom).then(chat => chat.history, () => undefined) : undefined;
+        this.chats.set(chatId, {
+            id: chatId, store, seed: stored.history, original, linked: new Set(), saving: Promise.resolve(),
+            record: { title: stored.title, createdAt: stored.createdAt, agent: stored.agent, role: stored.role, edits: stored.edits, compressedFrom: stored.compressedFrom }
+        });
+        return { chatId, chat: stored };
     }
 
-    async send(chatId: string, text: string, options: ChatSendOptions): Promise<string> {
+    async send(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<string> {
         const chat = this.chatFor(chatId);
         try {
-            const configurationService = this.configurations.forWorkspace(options.workspacePath);
-            const agent = this.agentFor(configurationService, options);
-            if (chat.session?.agent.name !== agent.name) {
-                // Another agent answers from now on: the conversation moves with the chat. Acquire first, so a
-                // failure (a missing key) leaves the chat and its history as they were.
-                const session = await this.managerFor(configurationService).acquire(agent.name, events => this.forward(chatId, agent, events));
-                const previous = chat.session;
-                session.restore(previous?.history ?? []);
-                chat.session = session;
-                if (previous) {
-                    await this.managerFor(configurationService).release(previous);
-                }
-            }
-            const skills = this.skillsFor(options.workspacePath);
-            const tools = agent.enableTools && options.workspacePath ? this.toolsFor(chatId, chat, options.workspacePath, options.tools, skills) : undefined;
-            chat.session.setLayer('skills.catalog', [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n'));
-            const blocks: HistoryBlock[] = skills.invoke(text) ?? [{ type: 'text', text }];
-            return await chat.session.send(blocks, tools ? { tools: tools.definitions(), executor: tools } : {});
+            const { session, tools } = await this.prepare(chat, options);
+            const requestId = await session.send(this.blocksOf(chat, input, options), tools ? { tools: tools.definitions(), executor: tools } : {});
+            chat.record.agent = options.agent;
+            chat.record.role = options.role;
+            this.save(chat);
+            return requestId;
         } catch (error) {
             // Nothing was sent: report it as a failed request so the chat shows it like any other.
             const requestId = randomUUID();
             this.client?.onSessionEvents(chatId, [{ type: 'RequestStarted', requestId }, { type: 'Failed', requestId, error: toErrorInfo(error) }]);
             return requestId;
         }
+    }
+
+    async estimate(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<ContextManifest | undefined> {
+        const chat = this.chats.get(chatId);
+        if (!chat || chat.session?.busy) {
+            return undefined;
+        }
+        try {
+            const { session, tools } = await this.prepare(chat, options);
+            return await session.preview(this.blocksOf(chat, input, options), tools ? { tools: tools.definitions(), executor: tools } : {});
+        } catch {
+            // A missing key or a broken configuration shows when the user sends; the counter just has nothing to say.
+            return undefined;
+        }
+    }
+
+    async attach(chatId: string, name: string, mediaType: string, base64: string): Promise<ContentRef> {
+        const chat = this.chatFor(chatId);
+        const bytes = Buffer.from(base64, 'base64');
+        const image = mediaType.startsWith('image/');
+        const limit = image ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.textBytes;
+        if (bytes.length > limit) {
+            throw new QodeAssistError({
+                category: 'Validation',
+                message: `"${name}" is ${formatBytes(bytes.length)}; the chat takes ${image ? 'images' : 'files'} up to ${formatBytes(limit)}. Attach a smaller ${image ? 'image' : 'file, or link it so only the part that fits is sent'}.`
+            });
+        }
+        if (!image && bytes.subarray(0, 8_000).includes(0)) {
+            throw new QodeAssistError({ category: 'Validation', message: `"${name}" is a binary file; attach text files or images (PNG, JPEG, GIF, WebP).` });
+        }
+        return chat.store.storeAttachment(chatId, name, mediaType, bytes);
+    }
+
+    async summarize(chatId: string, options: ChatSendOptions): Promise<OpenedChat> {
+        const chat = this.chatFor(chatId);
+        const history = chat.session?.history ?? chat.seed;
+        const configurationService = this.configurations.forWorkspace(options.workspacePath);
+        await chat.session?.cancel();
+        await chat.saving;
+        const result = await compressWithRoster(history, {
+            configuration: configurationService.current, sessions: this.managerFor(configurationService), estimator: this.estimator,
+            compressedFrom: chatId, routing: { file: options.file, project: options.project }
+        });
+        const id = randomUUID();
+        const now = new Date().toISOString();
+        const stored: StoredChat = {
+            version: CHAT_FILE_VERSION, id, title: `Summary: ${chat.record.title ?? titleOf(history)}`, createdAt: now, updatedAt: now,
+            agent: chat.record.agent, role: chat.record.role, history: result.history, edits: {}, compressedFrom: chatId
+        };
+        await chat.store.save(stored);
+        this.chats.set(id, {
+            id, store: chat.store, seed: result.history, original: [...history], linked: new Set(), saving: Promise.resolve(),
+            record: { title: stored.title, createdAt: now, agent: stored.agent, role: stored.role, edits: {}, compressedFrom: chatId }
+        });
+        await this.closeSession(chatId);
+        return { chatId: id, chat: stored };
+    }
+
+    async setEditState(chatId: string, callId: string, state: StoredFileEdit['state']): Promise<void> {
+        const chat = this.chatFor(chatId);
+        const edit = chat.record.edits[callId];
+        if (!edit) {
+            throw new QodeAssistError({ category: 'Validation', message: `The chat has no edit from tool call ${callId}.` });
+        }
+        edit.state = state;
+        this.save(chat);
+        await chat.saving;
     }
 
     async cancel(chatId: string): Promise<void> {
@@ -106,6 +205,59 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         const chat = this.chats.get(chatId);
         this.chats.delete(chatId);
         await chat?.session?.cancel();
+        await chat?.saving;
+    }
+
+    async listChats(storage: ChatStorage): Promise<{ chats: Awaited<ReturnType<ChatStore['list']>>['chats']; unreadable: Awaited<ReturnType<ChatStore['list']>>['unreadable'] }> {
+        return this.storeFor(storage).list();
+    }
+
+    async renameChat(storage: ChatStorage, chatId: string, title: string): Promise<void> {
+        const open = this.chats.get(chatId);
+        await open?.saving;
+        const renamed = await this.storeFor(storage).rename(chatId, title);
+        if (open) {
+            open.record.title = renamed.title;
+        }
+    }
+
+    async deleteChat(storage: ChatStorage, chatId: string): Promise<void> {
+        if (this.chats.has(chatId)) {
+            throw new QodeAssistError({ category: 'Validation', message: 'This chat is open; close its view before deleting it.' });
+        }
+        await this.storeFor(storage).delete(chatId);
+    }
+
+    async exportChat(storage: ChatStorage, chatId: string): Promise<string> {
+        return chatToMarkdown(await this.storeFor(storage).load(chatId));
+    }
+
+    async listAgents(workspacePath: string | undefined): Promise<AgentChoice[]> {
+        const configuration = this.configurations.forWorkspace(workspacePath).current;
+        const roster = new Set(configuration.rosters.chat);
+        return [...configuration.agents.values()]
+            .filter(agent => CHAT_PROTOCOLS.has(agent.protocol))
+            .map(agent => ({ name: agent.name, model: agent.model, provider: agent.provider.instance.name, inChatRoster: roster.has(agent.name) }))
+            .sort((a, b) => Number(b.inChatRoster) - Number(a.inChatRoster) || a.name.localeCompare(b.name));
+    }
+
+    async listRoles(workspacePath: string | undefined): Promise<RoleChoice[]> {
+        const configuration = this.configurations.forWorkspace(workspacePath).current;
+        return [...configuration.roles.values()].map(role => ({ id: role.id, name: role.name, description: role.description ?? '' }));
+    }
+
+    async listSkills(workspacePath: string | undefined): Promise<SkillChoice[]> {
+        return this.skillsFor(workspacePath).all.map(skill => ({ name: skill.name, description: skill.description }));
+    }
+
+    async findFiles(workspacePath: string, query: string, options: { useGitignore: boolean }): Promise<string[]> {
+        const files = new WorkspaceFiles([workspacePath], { useGitignore: options.useGitignore });
+        return (await findFiles({ files }, query, 30)).map(file => file.relative);
+    }
+
+    /** Resolves when every chat's pending save has been written. */
+    async saved(): Promise<void> {
+        await Promise.all([...this.chats.values()].map(chat => chat.saving));
     }
 
     dispose(): void {
@@ -123,23 +275,98 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         this.client = undefined;
     }
 
+    /** The chat's session for the agent this send goes to, with its role, skills, linked files and tools set. */
+    private async prepare(chat: Chat, options: ChatSendOptions): Promise<{ session: Session; tools?: ToolKitExecutor }> {
+        const configurationService = this.configurations.forWorkspace(options.workspacePath);
+        const configuration = configurationService.current;
+        const agent = this.agentFor(configurationService, options);
+        if (chat.session?.agent.name !== agent.name) {
+            // Another agent answers from now on: the conversation moves with the chat. Acquire first, so a
+            // failure (a missing key) leaves the chat and its history as they were.
+            const session = await this.managerFor(configurationService).acquire(agent.name, events => this.forward(chat, agent, events));
+            const previous = chat.session;
+            session.restore(previous?.history ?? chat.seed);
+            chat.session = session;
+            chat.linked.clear();
+            if (previous) {
+                await this.managerFor(configurationService).release(previous);
+            }
+        }
+        const session = chat.session;
+        const role = options.role ? configuration.roles.get(options.role) : undefined;
+        if (options.role && !role) {
+            throw new QodeAssistError({ category: 'Config', message: `There is no role "${options.role}". Pick another role, or add roles/${options.role}.json to .qodeassist.` });
+        }
+        if (role) {
+            session.setLayer('agent.role', role.systemPrompt);
+        } else {
+            session.removeLayer('agent.role');
+        }
+        this.link(chat, session, options);
+        const skills = this.skillsFor(options.workspacePath);
+        const tools = agent.enableTools && options.workspacePath ? this.toolsFor(chat, options.workspacePath, options.tools, skills) : undefined;
+        session.setLayer('skills.catalog', [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n'));
+        return { session, tools };
+    }
+
+    /** The user's blocks: attachments (checked to be this chat's own copies), then a skill invocation or the text. */
+    private blocksOf(chat: Chat, input: ChatInput, options: ChatSendOptions): HistoryBlock[] {
+        const folder = join(chat.store.directory, chat.id, 'attachments') + sep;
+        const attached = input.attachments.map((ref): HistoryBlock => {
+            if (!ref.path.startsWith(folder)) {
+                throw new QodeAssistError({ category: 'Validation', message: `The attachment ${ref.name} is not one of this chat's; attach it again.` });
+            }
+            return ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref };
+        });
+        const text = input.text.trim();
+        const typed = !text ? [] : this.skillsFor(options.workspacePath).invoke(text) ?? [{ type: 'text' as const, text }];
+        return [...attached, ...typed];
+    }
+
+    /** Linked files become pinned context, read again at every send: the editor's text first, else the disk. */
+    private link(chat: Chat, session: Session, options: ChatSendOptions): void {
+        const wanted = new Set(options.linked ?? []);
+        for (const path of chat.linked) {
+            if (!wanted.has(path)) {
+                session.unpinContext(`linked:${path}`);
+                chat.linked.delete(path);
+            }
+        }
+        for (const path of wanted) {
+            if (chat.linked.has(path) || !isAbsolute(path)) {
+                continue;
+            }
+            const label = options.workspacePath ? relative(options.workspacePath, path) : path;
+            session.pinContext(`linked:${path}`, async () => {
+                const text = await this.client?.readOpenDocument(path) ?? await readFile(path, 'utf8').catch(() => undefined);
+                return text === undefined
+                    ? { id: `linked:${path}`, label: `Linked file ${label}`, text: `[linked file ${label} could not be read]` }
+                    : { id: `linked:${path}`, label: `Linked file ${label}`, text: `Linked file ${label}:\n\`\`\`\n${text}\n\`\`\`` };
+            });
+            chat.linked.add(path);
+        }
+    }
+
     /** The built-in tools for a chat, confined to its workspace folder; write and execute ask the user in that chat. */
-    private toolsFor(chatId: string, chat: Chat, workspace: string, settings: ChatToolSettings | undefined, skills: SkillsEngine): ToolKitExecutor {
-        const key = JSON.stringify([workspace, settings ?? null]);
+    private toolsFor(chat: Chat, workspace: string, settings: ChatToolSettings | undefined, skills: SkillsEngine): ToolKitExecutor {
+        const key = JSON.stringify([workspace, settings ?? null, chat.original !== undefined]);
         if (chat.tools?.key !== key) {
             const registry = new ToolContributorRegistry();
+            const original = chat.original;
             const tools = createBuiltinTools({
                 workspace, allowedCommands: settings?.allowedCommands, commandTimeoutMs: (settings?.commandTimeoutSeconds ?? 60) * 1000,
                 commandOutputLimit: settings?.commandOutputLimit, buildCommand: settings?.buildCommand, skills,
-                diagnostics: { get: async path => this.client ? this.client.getDiagnostics(path) : [] }
+                diagnostics: { get: async path => this.client ? this.client.getDiagnostics(path) : [] },
+                originalHistory: original ? () => original : undefined
             });
             registry.register(() => tools);
-            const executor = new ToolKitExecutor(registry, chatId, {
+            const executor = new ToolKitExecutor(registry, chat.id, {
                 files: new WorkspaceFiles([workspace], { allowOutside: settings?.allowOutsideWorkspace, useGitignore: settings?.useGitignore ?? true }),
                 documents: { readOpen: async path => this.client?.readOpenDocument(path) },
+                writer: this.client ? { write: async (path, content, options) => this.client?.writeDocument(path, content, options) } : undefined,
                 disabled: new Set(settings?.disabled ?? []),
                 permissions: {
-                    ask: async request => this.client ? this.client.requestToolPermission(chatId, request) : 'deny'
+                    ask: async request => this.client ? this.client.requestToolPermission(chat.id, request) : 'deny'
                 }
             });
             chat.tools = { key, executor };
@@ -158,8 +385,38 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         return engine;
     }
 
-    private forward(chatId: string, agent: ResolvedAgent, events: readonly SessionEvent[]): void {
-        this.client?.onSessionEvents(chatId, events.map(event => explainAuthFailure(agent, event)));
+    private forward(chat: Chat, agent: ResolvedAgent, events: readonly SessionEvent[]): void {
+        for (const event of events) {
+            if (event.type === 'ToolResult' && event.fileEdit) {
+                chat.record.edits[event.callId] = { ...event.fileEdit, state: 'applied' };
+            }
+        }
+        this.client?.onSessionEvents(chat.id, events.map(event => explainAuthFailure(agent, event)));
+        if (events.some(isTerminal)) {
+            this.save(chat);
+        }
+    }
+
+    /** Saves the chat in the background, one save after another; a failure is told to the user, nothing is lost. */
+    private save(chat: Chat): void {
+        const history = [...chat.session?.history ?? chat.seed];
+        if (history.length === 0) {
+            return;
+        }
+        const snapshot: StoredChat = {
+            version: CHAT_FILE_VERSION, id: chat.id, title: chat.record.title ?? titleOf(history), createdAt: chat.record.createdAt,
+            updatedAt: new Date().toISOString(), history, edits: structuredClone(chat.record.edits),
+            ...(chat.record.agent ? { agent: chat.record.agent } : {}), ...(chat.record.role ? { role: chat.record.role } : {}),
+            ...(chat.record.compressedFrom ? { compressedFrom: chat.record.compressedFrom } : {})
+        };
+        chat.saving = chat.saving.then(() => chat.store.save(snapshot)).catch(error => {
+            this.client?.onChatNotice(chat.id, `The chat could not be saved to ${chat.store.directory}: ${error instanceof Error ? error.message : String(error)}. It stays open here; check the folder's permissions or change qodeassist.chat.historyLocation.`);
+        });
+    }
+
+    private storeFor(storage: ChatStorage): ChatStore {
+        const root = storage.location === 'workspace' && storage.workspacePath ? storage.workspacePath : this.userHome;
+        return new ChatStore(join(root, '.qodeassist', 'chats'));
     }
 
     /** The agent the user chose, or the chat roster's first that fits. */
@@ -175,7 +432,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         throw new QodeAssistError({
             category: 'Config',
             message: options.agent
-                ? `There is no agent named "${options.agent}". Pick another in the QodeAssist settings (qodeassist.chat.agent).`
+                ? `There is no agent named "${options.agent}". Pick another in the chat's agent picker or the QodeAssist settings (qodeassist.chat.agent).`
                 : `No chat agent is available: the chat roster is empty or none of its agents fits this file.${errors ? ` The configuration has ${errors} error(s); fix them first.` : ''} Add an agent to [chat] in .qodeassist/agents/rosters.toml.`
         });
     }
@@ -201,10 +458,17 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     private chatFor(chatId: string): Chat {
         const chat = this.chats.get(chatId);
         if (!chat) {
-            throw new Error(`No QodeAssist chat session ${chatId}; it was closed or the backend restarted. Start a new chat.`);
+            throw new QodeAssistError({ category: 'Validation', message: `No QodeAssist chat ${chatId} is open here; it was closed or the backend restarted. Open it again from the chat history.` });
         }
         return chat;
     }
+}
+
+/** Agents that can hold a conversation; FIM agents only complete code. */
+const CHAT_PROTOCOLS = new Set(['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'ollama-chat']);
+
+function formatBytes(bytes: number): string {
+    return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
 /** An Auth failure names the variable the key is read from: the provider's own message cannot know it. */
@@ -220,4 +484,8 @@ function explainAuthFailure(agent: ResolvedAgent, event: SessionEvent): SessionE
 
 export function defaultSecretsStore(): SecretsStore {
     return new EnvironmentSecretsStore();
+}
+
+export function defaultUserHome(): string {
+    return homedir();
 }

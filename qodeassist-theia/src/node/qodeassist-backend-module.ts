@@ -1,7 +1,9 @@
 import { ConnectionContainerModule } from '@theia/core/lib/node/messaging/connection-container-module';
 import { ContainerModule } from '@theia/core/shared/inversify';
 import { QODEASSIST_CHAT_PATH, QodeAssistChatClient } from '../common/chat-protocol';
-import { defaultSecretsStore, QodeAssistChatServiceImpl, QodeAssistConfiguration, QodeAssistSecretsStore, WorkspaceConfigurations } from './chat-service-impl';
+import {
+    defaultSecretsStore, defaultUserHome, QodeAssistChatServiceImpl, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome, WorkspaceConfigurations
+} from './chat-service-impl';
 
 /** Chat sessions live per frontend connection, so one browser tab never sees another's events. */
 const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBackendService }) => {
@@ -16,5 +18,6 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
 export default new ContainerModule(bind => {
     bind(QodeAssistSecretsStore).toDynamicValue(() => defaultSecretsStore()).inSingletonScope();
     bind(QodeAssistConfiguration).toConstantValue(new WorkspaceConfigurations());
+    bind(QodeAssistUserHome).toConstantValue(defaultUserHome());
     bind(ConnectionContainerModule).toConstantValue(chatConnectionModule);
 });

@@ -6,18 +6,10 @@ import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 import { BrowserAppProcess } from './browser-app-process';
 import { launchChromium, screenshotPath } from './chromium';
+import { ChatPage, workspaceConfiguration } from './chat-page';
 import { runCommand, waitForTheiaShell } from './theia-page';
 
 const API_KEY = 'sk-e2e-test-key-0123456789';
-
-/** The workspace's own QodeAssist configuration: a provider on the fake server, an agent on it, and the chat roster. */
-function workspaceConfiguration(serverUrl: string): Record<string, string> {
-    return {
-        '.qodeassist/providers/fake.toml': `schema_version = 1\nname = "fake"\nclient_api = "openai_compatible"\nurl = "${serverUrl}/v1"\napi_key_ref = "e2e"\n`,
-        '.qodeassist/agents/fake-chat.toml': 'schema_version = 1\nname = "fake-chat"\nextends = "openai-base"\nprovider_instance = "fake"\nmodel = "fake-model"\n',
-        '.qodeassist/agents/rosters.toml': 'schema_version = 1\n\n[chat]\nagents = ["fake-chat"]\n'
-    };
-}
 
 describe('chat view in Chromium (walking skeleton)', function () {
     this.timeout(180_000);
@@ -47,21 +39,10 @@ describe('chat view in Chromium (walking skeleton)', function () {
         await fake.stop();
     });
 
-    async function sendMessage(text: string): Promise<void> {
-        const input = page.locator('.qa-chat .qa-input');
-        await input.fill(text);
-        await input.press('Enter');
-    }
-
-    const lastAnswer = () => page.locator('.qa-chat .qa-message[data-role=assistant]').last();
-
-    /** Waits until the newest answer (not an older one) reaches a status. */
-    async function waitForLastAnswer(status: string): Promise<void> {
-        await page.waitForFunction(expected => {
-            const answers = document.querySelectorAll('.qa-chat .qa-message[data-role=assistant]');
-            return answers[answers.length - 1]?.getAttribute('data-status') === expected;
-        }, status, { timeout: 20_000 });
-    }
+    const chat = () => new ChatPage(page);
+    const sendMessage = (text: string) => chat().send(text);
+    const lastAnswer = () => chat().lastAnswer();
+    const waitForLastAnswer = (status: string) => chat().waitForLastAnswer(status);
 
     it('streams the answer into the view piece by piece and renders Markdown', async () => {
         await sendMessage('Please stream slowly: how do I reverse a string?');
@@ -98,7 +79,7 @@ describe('chat view in Chromium (walking skeleton)', function () {
         assert.equal(await answer.locator('.qa-markdown h2').textContent(), 'Reversing a string');
         assert.match(await answer.locator('.qa-markdown pre code').textContent() ?? '', /export function reverse\(text: string\): string/);
         assert.equal(await answer.locator('.qa-markdown ol li').count(), 3);
-        assert.match(await answer.locator('.qa-usage').textContent() ?? '', /40 in · \d+ out · 32 cached/);
+        assert.match(await answer.locator('.qa-usage').textContent() ?? '', /^40 in · 32 cached · \d+ out$/);
     }
 
     it('Stop cancels the request mid-stream and the backend aborts the HTTP request', async () => {
@@ -130,7 +111,7 @@ describe('chat view in Chromium (walking skeleton)', function () {
         await page.screenshot({ path: screenshotPath('chat-auth-error') });
     });
 
-    it('runs a tool round: shows the tools, asks before editing, and the edit lands on disk', async () => {
+    it('runs a tool round: asks before editing with the diff, the edit lands on disk, Undo and Apply change it back and forth', async () => {
         const file = join(app.workspace, 'src', 'greeting.ts');
         mkdirSync(dirname(file), { recursive: true });
         writeFileSync(file, 'export const greeting = "hi";\n');
@@ -142,7 +123,7 @@ describe('chat view in Chromium (walking skeleton)', function () {
         await sendMessage('make the greeting friendlier');
         const prompt = page.locator('.qa-chat .qa-permission[data-tool=edit_file]');
         await prompt.waitFor({ timeout: 20_000 });
-        assert.match(await prompt.locator('.qa-permission-args').textContent() ?? '', /"old_text": "\\"hi\\""/);
+        assert.deepEqual(await prompt.locator('.qa-diff .qa-diff-del, .qa-diff .qa-diff-add').allTextContents(), ['-"hi"', '+"hello"']);
         assert.equal(readFileSync(file, 'utf8'), 'export const greeting = "hi";\n', 'nothing is written before the user allows it');
         await page.locator('.qa-chat .qa-tool[data-tool=read_file][data-status=done]').waitFor();
         await page.screenshot({ path: screenshotPath('chat-tool-permission') });
@@ -151,8 +132,18 @@ describe('chat view in Chromium (walking skeleton)', function () {
         assert.equal(readFileSync(file, 'utf8'), 'export const greeting = "hello";\n');
         assert.equal(await lastAnswer().locator('.qa-tool[data-tool=edit_file][data-status=done]').count(), 1);
         assert.match(await lastAnswer().locator('.qa-markdown').textContent() ?? '', /Changed the greeting/);
+        const edit = lastAnswer().locator('.qa-file-edit[data-path="src/greeting.ts"]');
+        assert.equal(await edit.getAttribute('data-state'), 'applied');
+        assert.match(await edit.locator('.qa-diff').textContent() ?? '', /-export const greeting = "hi";\+export const greeting = "hello";/);
         await lastAnswer().locator('.qa-tool[data-tool=edit_file] summary').click();
         await page.screenshot({ path: screenshotPath('chat-tool-round-done') });
+        await edit.locator('button[data-action=undo]').click();
+        await page.locator('.qa-chat .qa-file-edit[data-state=undone]').waitFor({ timeout: 10_000 });
+        assert.equal(readFileSync(file, 'utf8'), 'export const greeting = "hi";\n', 'Undo restores the file on disk');
+        await page.screenshot({ path: screenshotPath('chat-edit-undone') });
+        await edit.locator('button[data-action=apply]').click();
+        await page.locator('.qa-chat .qa-file-edit[data-state=applied]').waitFor({ timeout: 10_000 });
+        assert.equal(readFileSync(file, 'utf8'), 'export const greeting = "hello";\n', 'Apply writes it again');
     });
 
     it('moves the chat between placements without losing it, opens a second chat, and extracts one to its own window', async () => {

@@ -5,6 +5,7 @@ import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { ProblemManager } from '@theia/markers/lib/browser/problem/problem-manager';
 import { Diagnostic, PermissionAnswer, PermissionRequest, QodeAssistChatClient, SessionEvent } from '../../common/chat-protocol';
 import { toDiagnostics } from './diagnostics-conversion';
+import { ChatFileEdits } from './file-edits';
 
 export interface SessionEventsEnvelope {
     sessionId: string;
@@ -16,9 +17,13 @@ export interface SessionEventsEnvelope {
 export class QodeAssistChatClientImpl implements QodeAssistChatClient {
     @inject(ProblemManager) protected readonly problems: ProblemManager;
     @inject(EditorManager) protected readonly editors: EditorManager;
+    @inject(ChatFileEdits) protected readonly fileEdits: ChatFileEdits;
 
     private readonly onSessionEventsEmitter = new Emitter<SessionEventsEnvelope>();
     readonly onDidReceiveSessionEvents: Event<SessionEventsEnvelope> = this.onSessionEventsEmitter.event;
+
+    private readonly onNoticeEmitter = new Emitter<{ chatId: string; message: string }>();
+    readonly onDidReceiveNotice: Event<{ chatId: string; message: string }> = this.onNoticeEmitter.event;
 
     private readonly permissionHandlers = new Map<string, (request: PermissionRequest) => Promise<PermissionAnswer>>();
 
@@ -40,6 +45,14 @@ export class QodeAssistChatClientImpl implements QodeAssistChatClient {
     async readOpenDocument(path: string): Promise<string | undefined> {
         const widget = this.editors.all.find(candidate => candidate.editor.uri.scheme === 'file' && candidate.editor.uri.path.fsPath() === path);
         return widget?.editor.document.getText();
+    }
+
+    onChatNotice(chatId: string, message: string): void {
+        this.onNoticeEmitter.fire({ chatId, message });
+    }
+
+    async writeDocument(path: string, content: string, options: { created: boolean }): Promise<void> {
+        await this.fileEdits.write(path, content, options);
     }
 
     setPermissionHandler(sessionId: string, handler: (request: PermissionRequest) => Promise<PermissionAnswer>): { dispose(): void } {

@@ -5,7 +5,7 @@ import { affordanceFor } from './chat-error-affordance';
 describe('affordanceFor', () => {
     const expected: Array<[ErrorCategory, string]> = [
         ['Auth', 'open-settings'], ['Network', 'retry'], ['Provider', 'retry'],
-        ['Validation', 'open-settings'], ['Config', 'open-settings'], ['Tool', 'retry']
+        ['Validation', 'summarize'], ['Config', 'open-settings'], ['Tool', 'retry']
     ];
     for (const [category, firstAction] of expected) {
         it(`offers ${firstAction} first for ${category} errors`, () => {

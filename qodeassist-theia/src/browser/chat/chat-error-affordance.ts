@@ -1,6 +1,6 @@
 import type { ErrorCategory, ErrorInfo } from '@qodeassist/core';
 
-export type ChatErrorAction = 'retry' | 'open-settings';
+export type ChatErrorAction = 'retry' | 'open-settings' | 'summarize';
 
 export interface ChatErrorAffordance {
     title: string;
@@ -26,8 +26,8 @@ const AFFORDANCES: Record<ErrorCategory, ChatErrorAffordance> = {
     },
     Validation: {
         title: 'Request rejected',
-        hint: 'Check the model name and request settings.',
-        actions: ['open-settings']
+        hint: 'When the conversation no longer fits, summarize it to go on; otherwise check the model name and request settings.',
+        actions: ['summarize', 'open-settings']
     },
     Config: {
         title: 'Configuration problem',

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { ChatTranscript } from './chat-transcript';
+import { ChatTranscript, textOf, thinkingOf, toolsOf } from './chat-transcript';
 
 describe('ChatTranscript', () => {
     it('fills the pending answer from the events of its request', () => {
         const transcript = new ChatTranscript();
-        transcript.beginTurn('hi');
+        transcript.beginTurn('hi', [{ name: 'shot.png', mediaType: 'image/png' }]);
         assert.equal(transcript.apply({ type: 'RequestStarted', requestId: 'r1' }), false);
         assert.equal(transcript.apply({ type: 'TextDelta', requestId: 'r1', text: 'Hel' }), true);
         transcript.apply({ type: 'TextDelta', requestId: 'r1', text: 'lo' });
@@ -12,10 +12,29 @@ describe('ChatTranscript', () => {
         transcript.apply({ type: 'Usage', requestId: 'r1', inputTokens: 5, outputTokens: 2 });
         transcript.apply({ type: 'Finished', requestId: 'r1', stopReason: 'end_turn' });
         const [user, answer] = transcript.messages;
-        assert.deepEqual([user.role, user.text], ['user', 'hi']);
-        assert.deepEqual([answer.text, answer.thinking, answer.status], ['Hello', 'hmm', 'done']);
+        assert.deepEqual([user.role, textOf(user), user.attachments], ['user', 'hi', [{ name: 'shot.png', mediaType: 'image/png' }]]);
+        assert.deepEqual([textOf(answer), thinkingOf(answer), answer.status], ['Hello', 'hmm', 'done']);
         assert.deepEqual(answer.usage, { inputTokens: 5, outputTokens: 2, cachedTokens: undefined, reasoningTokens: undefined });
         assert.equal(transcript.pending, undefined);
+    });
+
+    it('keeps text, thinking and tools in the order they streamed, with the edit a tool made', () => {
+        const transcript = new ChatTranscript();
+        transcript.beginTurn('fix it');
+        transcript.apply({ type: 'RequestStarted', requestId: 'r1' });
+        transcript.apply({ type: 'Manifest', requestId: 'r1', manifest: { estimate: 10, limit: 100 } as never });
+        transcript.apply({ type: 'ThinkingDelta', requestId: 'r1', text: 'plan' });
+        transcript.apply({ type: 'TextDelta', requestId: 'r1', text: 'Editing.' });
+        transcript.apply({ type: 'ToolCallStart', requestId: 'r1', callId: 'c1', name: 'edit_file' });
+        transcript.apply({ type: 'ToolCallEnd', requestId: 'r1', callId: 'c1', name: 'edit_file', arguments: { path: 'a.ts' } });
+        const fileEdit = { path: 'a.ts', absolutePath: '/w/a.ts', diff: '-x\n+y\n', created: false };
+        transcript.apply({ type: 'ToolResult', requestId: 'r1', callId: 'c1', name: 'edit_file', content: 'Edited a.ts', isError: false, fileEdit });
+        transcript.apply({ type: 'TextDelta', requestId: 'r1', text: 'Done.' });
+        const answer = transcript.messages[1];
+        assert.deepEqual(answer.parts.map(part => part.kind), ['thinking', 'text', 'tool', 'text']);
+        assert.deepEqual(toolsOf(answer)[0].edit, { record: fileEdit, state: 'applied' });
+        assert.equal(answer.manifest?.estimate, 10);
+        assert.deepEqual(transcript.editsOf(answer).map(tool => tool.callId), ['c1']);
     });
 
     it('ignores events of another request', () => {
@@ -23,7 +42,7 @@ describe('ChatTranscript', () => {
         transcript.beginTurn('hi');
         transcript.apply({ type: 'RequestStarted', requestId: 'r2' });
         assert.equal(transcript.apply({ type: 'TextDelta', requestId: 'r1', text: 'stale' }), false);
-        assert.equal(transcript.messages[1].text, '');
+        assert.equal(textOf(transcript.messages[1]), '');
     });
 
     it('marks cancelled answers apart from failed ones and keeps the partial text', () => {
@@ -35,10 +54,30 @@ describe('ChatTranscript', () => {
         transcript.beginTurn('b');
         transcript.apply({ type: 'RequestStarted', requestId: 'r2' });
         transcript.apply({ type: 'Failed', requestId: 'r2', error: { category: 'Auth', message: 'no' } });
-        assert.deepEqual(transcript.messages.map(m => [m.role, m.status, m.text, m.error?.category]), [
+        assert.deepEqual(transcript.messages.map(m => [m.role, m.status, textOf(m), m.error?.category]), [
             ['user', 'done', 'a', undefined], ['assistant', 'cancelled', 'part', undefined],
             ['user', 'done', 'b', undefined], ['assistant', 'failed', '', 'Auth']
         ]);
         assert.equal(transcript.lastUserText(), 'b');
+    });
+
+    it('rebuilds a saved chat: one answer per user turn gathering its tool rounds, edits with their saved state', () => {
+        const transcript = new ChatTranscript();
+        transcript.restore([
+            { role: 'user', blocks: [{ type: 'text', text: 'Summary of the conversation so far' }], compressedFrom: 'old' },
+            { role: 'user', blocks: [{ type: 'image', ref: { path: '/c/a.png', name: 'a.png', mediaType: 'image/png' } }, { type: 'skill_invocation', name: 'tone', body: 'b' }, { type: 'text', text: 'edit' }] },
+            { role: 'assistant', blocks: [{ type: 'thinking', text: 't' }, { type: 'tool_use', id: 'c1', name: 'edit_file', input: { path: 'a.ts' } }, { type: 'tool_use', id: 'c2', name: 'read_file', input: {} }] },
+            { role: 'user', blocks: [{ type: 'tool_result', toolUseId: 'c1', name: 'edit_file', content: 'Edited', isError: false }] },
+            { role: 'assistant', blocks: [{ type: 'text', text: 'Done.' }], usage: { inputTokens: 9, outputTokens: 1 } }
+        ], { c1: { path: 'a.ts', absolutePath: '/w/a.ts', diff: 'd', created: false, state: 'undone' } });
+        const [summary, user, answer] = transcript.messages;
+        assert.equal(transcript.messages.length, 3);
+        assert.equal(summary.compressedFrom, 'old');
+        assert.deepEqual([user.skill, user.attachments, textOf(user)], ['tone', [{ name: 'a.png', mediaType: 'image/png' }], 'edit']);
+        assert.deepEqual(answer.parts.map(part => part.kind), ['thinking', 'tool', 'tool', 'text']);
+        const [edit, read] = toolsOf(answer);
+        assert.deepEqual([edit.status, edit.edit?.state, edit.edit?.record.absolutePath], ['done', 'undone', '/w/a.ts']);
+        assert.deepEqual([read.status, read.result], ['error', 'No result was recorded (the request ended first).']);
+        assert.deepEqual(answer.usage, { inputTokens: 9, outputTokens: 1 });
     });
 });

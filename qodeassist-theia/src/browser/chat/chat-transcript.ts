@@ -1,6 +1,14 @@
-import type { ErrorInfo, SessionEvent, Usage } from '@qodeassist/core';
+import type { ContextManifest, ErrorInfo, FileEditRecord, HistoryMessage, SessionEvent, StoredFileEdit, Usage } from '@qodeassist/core';
 
 export type ChatMessageStatus = 'streaming' | 'done' | 'cancelled' | 'failed';
+
+/** A file edit as the chat shows it: applied by the tool, undone by the user, or a failed undo/reapply. */
+export interface FileEditView {
+    record: FileEditRecord;
+    state: StoredFileEdit['state'];
+    /** Why the last undo or reapply did not work (the file changed since, …). */
+    problem?: string;
+}
 
 /** One tool call of an answer, as the chat shows it. */
 export interface ToolActivity {
@@ -9,27 +17,59 @@ export interface ToolActivity {
     arguments?: Record<string, unknown>;
     status: 'running' | 'done' | 'error';
     result?: string;
+    edit?: FileEditView;
+}
+
+/** The pieces of an answer in the order they streamed. */
+export type MessagePart =
+    | { kind: 'text'; text: string }
+    | { kind: 'thinking'; text: string }
+    | { kind: 'tool'; tool: ToolActivity };
+
+export interface AttachmentView {
+    name: string;
+    mediaType: string;
 }
 
 export interface ChatMessage {
     id: number;
     role: 'user' | 'assistant';
-    text: string;
-    thinking: string;
+    parts: MessagePart[];
     status: ChatMessageStatus;
+    attachments: AttachmentView[];
     requestId?: string;
     /** Which agent and model answered, from the request's start. */
     agent?: string;
     model?: string;
     error?: ErrorInfo;
     usage?: Omit<Usage, 'type' | 'requestId'>;
-    tools: ToolActivity[];
+    /** What the assembler put into the request this answer came from. */
+    manifest?: ContextManifest;
+    /** A skill the user invoked with `/name`. */
+    skill?: string;
+    /** On a summary: the chat it summarizes. */
+    compressedFrom?: string;
+    /** Goes up with every change, so a view can skip messages that did not change. */
+    revision: number;
+}
+
+/** All text of a message, in order (for copying, retry and tests). */
+export function textOf(message: ChatMessage): string {
+    return message.parts.flatMap(part => part.kind === 'text' ? [part.text] : []).join('');
+}
+
+export function thinkingOf(message: ChatMessage): string {
+    return message.parts.flatMap(part => part.kind === 'thinking' ? [part.text] : []).join('');
+}
+
+export function toolsOf(message: ChatMessage): ToolActivity[] {
+    return message.parts.flatMap(part => part.kind === 'tool' ? [part.tool] : []);
 }
 
 /**
  * The frontend's projection of one chat session: messages built from the session's
- * events. It holds no truth of its own beyond what the events said, so the view can
- * be rebuilt from them at any time.
+ * events, or from a saved history. It holds no truth of its own beyond what those said
+ * (and the undo state of edits, which the backend saves), so the view can be rebuilt at any time.
  */
 export class ChatTranscript {
     private readonly items: ChatMessage[] = [];
@@ -44,10 +84,14 @@ export class ChatTranscript {
         return last?.role === 'assistant' && last.status === 'streaming' ? last : undefined;
     }
 
+    clear(): void {
+        this.items.length = 0;
+    }
+
     /** Records the user's message and an empty assistant message that the events will fill. */
-    beginTurn(text: string): ChatMessage {
-        this.items.push({ id: this.nextId++, role: 'user', text, thinking: '', status: 'done', tools: [] });
-        const answer: ChatMessage = { id: this.nextId++, role: 'assistant', text: '', thinking: '', status: 'streaming', tools: [] };
+    beginTurn(text: string, attachments: AttachmentView[] = [], skill?: string): ChatMessage {
+        this.items.push({ id: this.nextId++, role: 'user', parts: text ? [{ kind: 'text', text }] : [], status: 'done', attachments, skill, revision: 0 });
+        const answer: ChatMessage = { id: this.nextId++, role: 'assistant', parts: [], status: 'streaming', attachments: [], revision: 0 };
         this.items.push(answer);
         return answer;
     }
@@ -58,6 +102,7 @@ export class ChatTranscript {
         if (pending) {
             pending.status = 'failed';
             pending.error = error;
+            pending.revision++;
         }
     }
 
@@ -67,6 +112,19 @@ export class ChatTranscript {
         if (!target) {
             return false;
         }
+        const changed = this.applyTo(target, event);
+        if (changed) {
+            target.revision++;
+        }
+        return changed;
+    }
+
+    /** Marks a message changed from outside the events (an edit undone in the view). */
+    touch(message: ChatMessage): void {
+        message.revision++;
+    }
+
+    private applyTo(target: ChatMessage, event: SessionEvent): boolean {
         if (event.type === 'RequestStarted') {
             target.requestId = event.requestId;
             target.agent = event.agent;
@@ -77,11 +135,14 @@ export class ChatTranscript {
             return false;
         }
         switch (event.type) {
+            case 'Manifest':
+                target.manifest = event.manifest;
+                return true;
             case 'TextDelta':
-                target.text += event.text;
+                appendText(target, 'text', event.text);
                 return true;
             case 'ThinkingDelta':
-                target.thinking += event.text;
+                appendText(target, 'thinking', event.text);
                 return true;
             case 'Usage':
                 target.usage = {
@@ -90,22 +151,23 @@ export class ChatTranscript {
                 };
                 return true;
             case 'ToolCallStart':
-                target.tools.push({ callId: event.callId, name: event.name, status: 'running' });
+                target.parts.push({ kind: 'tool', tool: { callId: event.callId, name: event.name, status: 'running' } });
                 return true;
             case 'ToolCallEnd': {
-                const tool = target.tools.find(candidate => candidate.callId === event.callId);
+                const tool = toolsOf(target).find(candidate => candidate.callId === event.callId);
                 if (tool) {
                     tool.arguments = event.arguments;
                 } else {
-                    target.tools.push({ callId: event.callId, name: event.name, arguments: event.arguments, status: 'running' });
+                    target.parts.push({ kind: 'tool', tool: { callId: event.callId, name: event.name, arguments: event.arguments, status: 'running' } });
                 }
                 return true;
             }
             case 'ToolResult': {
-                const tool = target.tools.find(candidate => candidate.callId === event.callId);
+                const tool = toolsOf(target).find(candidate => candidate.callId === event.callId);
                 if (tool) {
                     tool.status = event.isError ? 'error' : 'done';
                     tool.result = event.content;
+                    tool.edit = event.fileEdit ? { record: event.fileEdit, state: 'applied' } : undefined;
                 }
                 return true;
             }
@@ -124,13 +186,92 @@ export class ChatTranscript {
         }
     }
 
-    /** The user text of the last turn, for Retry. */
+    /**
+     * Rebuilds the view of a saved chat from its history: each user message, then one answer
+     * gathering the assistant turns and tool rounds until the next user message.
+     */
+    restore(history: readonly HistoryMessage[], edits: Readonly<Record<string, StoredFileEdit>>): void {
+        this.clear();
+        let answer: ChatMessage | undefined;
+        for (const message of history) {
+            const toolResults = message.blocks.filter(block => block.type === 'tool_result');
+            if (message.role === 'user' && toolResults.length === message.blocks.length && answer) {
+                for (const block of toolResults) {
+                    const tool = toolsOf(answer).find(candidate => candidate.callId === block.toolUseId);
+                    if (tool) {
+                        tool.status = block.isError ? 'error' : 'done';
+                        tool.result = block.content;
+                        const edit = edits[block.toolUseId];
+                        tool.edit = edit ? { record: { path: edit.path, absolutePath: edit.absolutePath, diff: edit.diff, created: edit.created }, state: edit.state } : undefined;
+                    }
+                }
+                continue;
+            }
+            if (message.role === 'user') {
+                const user: ChatMessage = { id: this.nextId++, role: 'user', parts: [], status: 'done', attachments: [], compressedFrom: message.compressedFrom, revision: 0 };
+                for (const block of message.blocks) {
+                    if (block.type === 'text') {
+                        appendText(user, 'text', block.text);
+                    } else if (block.type === 'image' || block.type === 'attachment') {
+                        user.attachments.push({ name: block.ref.name, mediaType: block.ref.mediaType });
+                    } else if (block.type === 'skill_invocation') {
+                        user.skill = block.name;
+                    }
+                }
+                this.items.push(user);
+                answer = undefined;
+                continue;
+            }
+            if (!answer) {
+                answer = { id: this.nextId++, role: 'assistant', parts: [], status: 'done', attachments: [], revision: 0 };
+                this.items.push(answer);
+            }
+            for (const block of message.blocks) {
+                if (block.type === 'text') {
+                    appendText(answer, 'text', block.text);
+                } else if (block.type === 'thinking') {
+                    appendText(answer, 'thinking', block.text);
+                } else if (block.type === 'tool_use') {
+                    answer.parts.push({ kind: 'tool', tool: { callId: block.id, name: block.name, arguments: block.input, status: 'running' } });
+                }
+            }
+            if (message.usage) {
+                answer.usage = message.usage;
+            }
+        }
+        // A tool call without a saved result was cut off (cancelled or failed mid-round).
+        for (const message of this.items) {
+            for (const tool of toolsOf(message)) {
+                if (tool.status === 'running') {
+                    tool.status = 'error';
+                    tool.result ??= 'No result was recorded (the request ended first).';
+                }
+            }
+        }
+    }
+
+    /** The user text of the last turn, its skill invocation included, for Retry. */
     lastUserText(): string | undefined {
         for (let i = this.items.length - 1; i >= 0; i--) {
-            if (this.items[i].role === 'user') {
-                return this.items[i].text;
+            const message = this.items[i];
+            if (message.role === 'user') {
+                return message.skill ? `/${message.skill} ${textOf(message)}`.trim() : textOf(message);
             }
         }
         return undefined;
+    }
+
+    /** Every file edit of a message (for Apply all / Undo all). */
+    editsOf(message: ChatMessage): ToolActivity[] {
+        return toolsOf(message).filter(tool => tool.edit);
+    }
+}
+
+function appendText(message: ChatMessage, kind: 'text' | 'thinking', text: string): void {
+    const last = message.parts[message.parts.length - 1];
+    if (last?.kind === kind) {
+        last.text += text;
+    } else {
+        message.parts.push({ kind, text });
     }
 }

@@ -1,0 +1,212 @@
+import type { ContextManifest, ErrorInfo, PermissionAnswer, PermissionRequest } from '@qodeassist/core';
+import { nls } from '@theia/core';
+import { codicon } from '@theia/core/lib/browser';
+import * as React from '@theia/core/shared/react';
+import { affordanceFor, ChatErrorAction } from './chat-error-affordance';
+import { MarkdownStream } from './chat-markdown';
+import { ChatMessage, MessagePart, ToolActivity, toolsOf } from './chat-transcript';
+
+export interface PendingPermission {
+    id: number;
+    request: PermissionRequest;
+    answer(answer: PermissionAnswer): void;
+}
+
+/** What the messages can ask of the chat; one object per chat, so memoized messages do not re-render for it. */
+export interface MessageActions {
+    answerPermission(pending: PendingPermission, answer: PermissionAnswer): void;
+    setEdit(message: ChatMessage, tools: ToolActivity[], state: 'applied' | 'undone'): void;
+    openFile(path: string): void;
+    runErrorAction(action: ChatErrorAction): void;
+    openChat(chatId: string): void;
+}
+
+interface MessageViewProps {
+    message: ChatMessage;
+    revision: number;
+    /** Only the streaming answer shows them. */
+    permissions: readonly PendingPermission[];
+    actions: MessageActions;
+}
+
+/** One message; re-rendered only when its revision or its permission prompts change. */
+export const MessageView = React.memo(function MessageView({ message, permissions, actions }: MessageViewProps): React.ReactElement {
+    const edits = toolsOf(message).filter(tool => tool.edit);
+    const undoable = edits.filter(tool => tool.edit!.state === 'applied');
+    const reappliable = edits.filter(tool => tool.edit!.state === 'undone');
+    return <div className={`qa-message qa-${message.role}`} data-role={message.role} data-status={message.status}>
+        <div className='qa-message-header'>
+            <i className={codicon(message.role === 'user' ? 'account' : 'sparkle')} />
+            <span>{message.role === 'user' ? nls.localize('qodeassist/chat/you', 'You') : 'QodeAssist'}</span>
+            {message.agent && <span className='qa-message-agent' title={message.model}>{message.agent}</span>}
+            {message.status === 'streaming' && <i className={`${codicon('loading')} theia-animation-spin qa-spinner`} />}
+        </div>
+        {message.compressedFrom && <div className='qa-summary-note'>
+            <i className={codicon('fold')} /> {nls.localize('qodeassist/chat/summaryOf', 'This chat continues from a summary.')}{' '}
+            <a href='#' className='qa-open-original' onClick={event => { event.preventDefault(); actions.openChat(message.compressedFrom!); }}>
+                {nls.localize('qodeassist/chat/openOriginal', 'Open the original chat')}
+            </a>
+        </div>}
+        {message.skill && <div className='qa-skill-badge'><i className={codicon('book')} /> /{message.skill}</div>}
+        {message.attachments.length > 0 && <div className='qa-attachment-list'>
+            {message.attachments.map((attachment, index) => <span key={index} className='qa-chip' data-attachment={attachment.name}>
+                <i className={codicon(attachment.mediaType.startsWith('image/') ? 'file-media' : 'file')} /> {attachment.name}
+            </span>)}
+        </div>}
+        {message.parts.map((part, index) => <PartView key={index} part={part} final={message.status !== 'streaming' || index < message.parts.length - 1}
+            role={message.role} actions={actions} message={message} />)}
+        {message.status === 'streaming' && permissions.map(pending => <PermissionPrompt key={pending.id} pending={pending} actions={actions} />)}
+        {edits.length > 1 && <div className='qa-edit-all'>
+            {undoable.length > 0 && <button className='theia-button secondary' data-action='undo-all' onClick={() => actions.setEdit(message, undoable, 'undone')}>
+                <i className={codicon('discard')} /> {nls.localize('qodeassist/chat/undoAll', 'Undo all')}
+            </button>}
+            {reappliable.length > 0 && <button className='theia-button secondary' data-action='apply-all' onClick={() => actions.setEdit(message, reappliable, 'applied')}>
+                <i className={codicon('check-all')} /> {nls.localize('qodeassist/chat/applyAll', 'Apply all')}
+            </button>}
+        </div>}
+        {message.status === 'cancelled' && <div className='qa-cancelled'>{nls.localize('qodeassist/chat/cancelled', 'Cancelled')}</div>}
+        {message.status === 'failed' && message.error && <ErrorView error={message.error} actions={actions} />}
+        {message.usage && message.status !== 'streaming' && <div className='qa-usage' title={message.manifest ? manifestSummary(message.manifest) : undefined}>
+            {usageLine(message.usage)}
+        </div>}
+    </div>;
+}, (previous, next) => previous.message === next.message && previous.revision === next.revision && previous.permissions === next.permissions);
+
+function usageLine(usage: NonNullable<ChatMessage['usage']>): string {
+    return [`${usage.inputTokens} in`, usage.cachedTokens ? `${usage.cachedTokens} cached` : '', `${usage.outputTokens} out`,
+        usage.reasoningTokens ? `${usage.reasoningTokens} reasoning` : ''].filter(Boolean).join(' · ');
+}
+
+export function manifestSummary(manifest: ContextManifest): string {
+    return `~${manifest.estimate} of ${manifest.limit} tokens`;
+}
+
+function PartView({ part, final, role, actions, message }: { part: MessagePart; final: boolean; role: ChatMessage['role']; actions: MessageActions; message: ChatMessage }): React.ReactElement {
+    switch (part.kind) {
+        case 'text':
+            return role === 'user' ? <div className='qa-message-body qa-plain'>{part.text}</div> : <MarkdownView text={part.text} final={final} />;
+        case 'thinking':
+            return <details className='qa-thinking' data-final={final}>
+                <summary>
+                    <i className={codicon('lightbulb')} /> {final ? nls.localize('qodeassist/chat/thought', 'Thinking') : nls.localize('qodeassist/chat/thinking', 'Thinking…')}
+                </summary>
+                <MarkdownView text={part.text} final={final} />
+            </details>;
+        case 'tool':
+            return <ToolView tool={part.tool} actions={actions} message={message} />;
+    }
+}
+
+/** Markdown that grows: finished blocks are rendered once, only the tail again per batch. */
+function MarkdownView({ text, final }: { text: string; final: boolean }): React.ReactElement {
+    const stream = React.useRef<MarkdownStream>();
+    stream.current ??= new MarkdownStream();
+    const { blocks, tail } = stream.current.update(text, final);
+    return <div className='qa-message-body qa-markdown'>
+        {blocks.map((html, index) => <div key={index} className='qa-md-block' dangerouslySetInnerHTML={{ __html: html }} />)}
+        {tail && <div className='qa-md-block qa-md-tail' dangerouslySetInnerHTML={{ __html: tail }} />}
+    </div>;
+}
+
+function ToolView({ tool, actions, message }: { tool: ToolActivity; actions: MessageActions; message: ChatMessage }): React.ReactElement {
+    const icon = tool.status === 'running' ? `${codicon('loading')} theia-animation-spin` : tool.status === 'error' ? codicon('error') : codicon('check');
+    const args = tool.arguments ? JSON.stringify(tool.arguments) : '';
+    return <div className='qa-tool-block'>
+        <details className='qa-tool' data-tool={tool.name} data-status={tool.status}>
+            <summary><i className={icon} /> <span className='qa-tool-name'>{tool.name}</span> <span className='qa-tool-args'>{args.length > 80 ? `${args.slice(0, 80)}…` : args}</span></summary>
+            {tool.arguments && <pre className='qa-tool-arguments'>{JSON.stringify(tool.arguments, undefined, 2)}</pre>}
+            {tool.result !== undefined && <pre className='qa-tool-result'>{tool.result}</pre>}
+        </details>
+        {tool.edit && <FileEditView tool={tool} actions={actions} message={message} />}
+    </div>;
+}
+
+function FileEditView({ tool, actions, message }: { tool: ToolActivity; actions: MessageActions; message: ChatMessage }): React.ReactElement {
+    const edit = tool.edit!;
+    const applied = edit.state === 'applied';
+    return <div className='qa-file-edit' data-path={edit.record.path} data-state={edit.state}>
+        <div className='qa-file-edit-header'>
+            <i className={codicon(edit.record.created ? 'new-file' : 'edit')} />
+            <a href='#' className='qa-file-link' onClick={event => { event.preventDefault(); actions.openFile(edit.record.absolutePath); }}>{edit.record.path}</a>
+            <span className='qa-file-edit-state'>{applied ? nls.localize('qodeassist/chat/applied', 'applied') : nls.localize('qodeassist/chat/undone', 'undone')}</span>
+            <span className='qa-flex' />
+            {applied
+                ? <button className='theia-button secondary' data-action='undo' onClick={() => actions.setEdit(message, [tool], 'undone')}>
+                    <i className={codicon('discard')} /> {nls.localize('qodeassist/chat/undo', 'Undo')}
+                </button>
+                : <button className='theia-button secondary' data-action='apply' onClick={() => actions.setEdit(message, [tool], 'applied')}>
+                    <i className={codicon('check')} /> {nls.localize('qodeassist/chat/apply', 'Apply')}
+                </button>}
+        </div>
+        {edit.problem && <div className='qa-file-edit-problem'><i className={codicon('warning')} /> {edit.problem}</div>}
+        <DiffView diff={edit.record.diff} />
+    </div>;
+}
+
+/** A unified diff, coloured by line; the file header lines are left out (the block names the file). */
+export function DiffView({ diff }: { diff: string }): React.ReactElement {
+    const lines = diff.replace(/\n$/, '').split('\n').filter(line => !line.startsWith('---') && !line.startsWith('+++') && !line.startsWith('Index:') && !line.startsWith('\\'));
+    return <pre className='qa-diff'>{lines.map((line, index) => <div key={index}
+        className={line.startsWith('@@') ? 'qa-diff-hunk' : line.startsWith('+') ? 'qa-diff-add' : line.startsWith('-') ? 'qa-diff-del' : 'qa-diff-context'}>{line || ' '}</div>)}</pre>;
+}
+
+/** The diff a write tool is about to make, from its arguments, shown before the user allows it. */
+function proposedDiff(request: PermissionRequest): string | undefined {
+    const args = request.arguments;
+    const lines = (text: unknown, sign: string) => typeof text === 'string' ? text.replace(/\n$/, '').split('\n').map(line => `${sign}${line}`) : [];
+    if (request.tool === 'edit_file') {
+        return ['@@ ' + String(args.path) + ' @@', ...lines(args.old_text, '-'), ...lines(args.new_text, '+')].join('\n');
+    }
+    if (request.tool === 'create_file') {
+        return ['@@ new file ' + String(args.path) + ' @@', ...lines(args.content, '+')].join('\n');
+    }
+    return undefined;
+}
+
+function PermissionPrompt({ pending, actions }: { pending: PendingPermission; actions: MessageActions }): React.ReactElement {
+    const { request } = pending;
+    const diff = proposedDiff(request);
+    const write = request.permission === 'write';
+    return <div className='qa-permission' data-tool={request.tool}>
+        <div className='qa-permission-title'>
+            <i className={codicon(request.permission === 'execute' ? 'terminal' : 'edit')} />
+            {write && typeof request.arguments.path === 'string'
+                ? ` QodeAssist wants to ${request.tool === 'create_file' ? 'create' : 'change'} ${request.arguments.path}`
+                : ` QodeAssist wants to run ${request.tool} (${request.permission})`}
+        </div>
+        {diff ? <DiffView diff={diff} /> : <pre className='qa-permission-args'>{JSON.stringify(request.arguments, undefined, 2)}</pre>}
+        <div className='qa-permission-actions'>
+            <button className='theia-button' data-answer='allow-once' onClick={() => actions.answerPermission(pending, 'allow-once')}>
+                {write ? nls.localize('qodeassist/chat/applyEdit', 'Apply') : nls.localize('qodeassist/chat/allowOnce', 'Allow once')}
+            </button>
+            <button className='theia-button secondary' data-answer='allow-chat' onClick={() => actions.answerPermission(pending, 'allow-chat')}>
+                {write ? nls.localize('qodeassist/chat/applyAllChat', 'Apply all in this chat') : nls.localize('qodeassist/chat/allowChat', 'Allow for this chat')}
+            </button>
+            <button className='theia-button secondary' data-answer='deny' onClick={() => actions.answerPermission(pending, 'deny')}>
+                {write ? nls.localize('qodeassist/chat/reject', 'Reject') : nls.localize('qodeassist/chat/deny', 'Deny')}
+            </button>
+        </div>
+    </div>;
+}
+
+function ErrorView({ error, actions }: { error: ErrorInfo; actions: MessageActions }): React.ReactElement {
+    const affordance = affordanceFor(error);
+    return <div className='qa-error' data-category={error.category}>
+        <div className='qa-error-title'><i className={codicon('error')} /> {affordance.title}</div>
+        <div className='qa-error-message'>{error.message}</div>
+        {error.providerDetail && <div className='qa-error-detail'>{error.providerDetail}</div>}
+        <div className='qa-error-hint'>{affordance.hint}</div>
+        <div className='qa-error-actions'>
+            {affordance.actions.map(action => <button key={action} className='theia-button secondary' data-action={action}
+                onClick={() => actions.runErrorAction(action)}>{actionLabel(action)}</button>)}
+        </div>
+    </div>;
+}
+
+function actionLabel(action: ChatErrorAction): string {
+    switch (action) {
+        case 'retry': return nls.localize('qodeassist/chat/retry', 'Retry');
+        case 'summarize': return nls.localize('qodeassist/chat/summarize', 'Summarize');
+        case 'open-settings': return nls.localize('qodeassist/chat/openSettings', 'Open Settings');
+    }
+}

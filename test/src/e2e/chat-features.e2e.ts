@@ -1,0 +1,214 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, Page } from 'playwright-core';
+import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { openAITextRecording } from '../fake-provider/recordings';
+import { BrowserAppProcess } from './browser-app-process';
+import { ChatPage, workspaceConfiguration } from './chat-page';
+import { launchChromium, screenshotPath } from './chromium';
+import { runCommand, waitForTheiaShell } from './theia-page';
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+/** Files as a drop or a paste would carry them, built in the page. */
+async function dataTransfer(page: Page, files: Array<{ name: string; type: string; base64: string }>) {
+    return page.evaluateHandle(entries => {
+        const transfer = new DataTransfer();
+        for (const entry of entries) {
+            const bytes = Uint8Array.from(atob(entry.base64), c => c.charCodeAt(0));
+            transfer.items.add(new File([bytes], entry.name, { type: entry.type }));
+        }
+        return transfer;
+    }, files);
+}
+
+describe('chat features in Chromium: attachments, mentions, skills, pickers, token counter, history, summarize', function () {
+    this.timeout(180_000);
+
+    const fake = new FakeProviderServer();
+    const app = new BrowserAppProcess();
+    let chromium: { browser: Browser; close: () => Promise<void> };
+    let page: Page;
+    let chat: ChatPage;
+
+    before(async () => {
+        await fake.start();
+        await app.start({
+            files: {
+                ...workspaceConfiguration(fake.url),
+                'src/greeting.ts': 'export const greeting = "hi";\n',
+                'src/farewell.ts': 'export const farewell = "bye";\n',
+                '.qodeassist/skills/tone/SKILL.md': '---\nname: tone\ndescription: Answer kindly\n---\nAlways be kind.\n'
+            },
+            env: { E2E_API_KEY: 'sk-e2e-features-0123456789' }
+        });
+        chromium = await launchChromium();
+        page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
+        await page.goto(app.url);
+        await waitForTheiaShell(page);
+        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
+        chat = new ChatPage(page);
+        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
+    });
+
+    afterEach(async function () {
+        if (this.currentTest?.state === 'failed') {
+            await page.screenshot({ path: screenshotPath(`failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`) });
+        }
+    });
+
+    after(async () => {
+        await chromium?.close();
+        await app.stop();
+        await fake.stop();
+    });
+
+    const lastBody = () => JSON.parse(fake.requests.at(-1)!.body);
+    const lastUserContent = () => JSON.stringify(lastBody().messages.at(-1).content);
+
+    it('attaches a dropped file and a pasted image, sends both, and refuses an oversized file with the limit', async () => {
+        const composer = page.locator('.qa-chat .qa-composer');
+        await composer.dispatchEvent('drop', { dataTransfer: await dataTransfer(page, [{ name: 'notes.md', type: 'text/markdown', base64: Buffer.from('# Notes\nship on Friday').toString('base64') }]) });
+        await page.locator('.qa-chat .qa-composer .qa-chip[data-attachment="notes.md"]').waitFor({ timeout: 10_000 });
+        const clipboard = await dataTransfer(page, [{ name: 'shot.png', type: 'image/png', base64: PNG.toString('base64') }]);
+        await chat.input.evaluate((input, clipboardData) => input.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true })), clipboard);
+        await page.locator('.qa-chat .qa-composer .qa-chip[data-attachment="shot.png"]').waitFor({ timeout: 10_000 });
+        await composer.dispatchEvent('drop', { dataTransfer: await dataTransfer(page, [{ name: 'huge.png', type: 'image/png', base64: Buffer.alloc(6 * 1024 * 1024).toString('base64') }]) });
+        const error = page.locator('.qa-chat .qa-composer-error');
+        await error.waitFor({ timeout: 10_000 });
+        assert.match(await error.textContent() ?? '', /"huge.png" is 6.0 MB; the chat takes images up to 5.0 MB/);
+        await page.screenshot({ path: screenshotPath('chat-attachments') });
+        fake.enqueue({ kind: 'replay', recording: openAITextRecording('I see a tiny image and your notes.') });
+        await chat.send('what do you see?');
+        await chat.waitForLastAnswer('done');
+        const content = lastBody().messages.at(-1).content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
+        assert.deepEqual(content.map(part => part.type), ['text', 'image_url', 'text']);
+        assert.equal(content[0].text, 'Attached file notes.md:\n```\n# Notes\nship on Friday\n```');
+        assert.equal(content[1].image_url?.url, `data:image/png;base64,${PNG.toString('base64')}`);
+        const sent = page.locator('.qa-chat .qa-message[data-role=user]').last();
+        assert.deepEqual(await sent.locator('.qa-chip').allTextContents(), [' notes.md', ' shot.png']);
+        assert.equal(await page.locator('.qa-chat .qa-composer .qa-chip').count(), 0, 'the composer is empty again');
+        const stored = readdirSync(join(app.workspace, '.qodeassist', 'chats')).filter(name => !name.endsWith('.json'));
+        assert.equal(stored.length, 1);
+        assert.deepEqual(readdirSync(join(app.workspace, '.qodeassist', 'chats', stored[0], 'attachments')).sort(), ['notes.md', 'shot.png']);
+    });
+
+    it('@-mentions a workspace file from the suggestions and sends its content', async () => {
+        await chat.input.fill('');
+        await chat.input.pressSequentially('explain @gree');
+        const suggestion = page.locator('.qa-chat .qa-suggestion[data-value="src/greeting.ts"]');
+        await suggestion.waitFor({ timeout: 10_000 });
+        await page.screenshot({ path: screenshotPath('chat-mention') });
+        await chat.input.press('Enter');
+        assert.equal(await chat.input.inputValue(), 'explain @src/greeting.ts ');
+        fake.enqueue({ kind: 'replay', recording: openAITextRecording('It exports a greeting.') });
+        await chat.submit();
+        await chat.waitForLastAnswer('done');
+        assert.match(lastUserContent(), /Attached file src\/greeting.ts:\\n```\\nexport const greeting = \\"hi\\";/);
+        assert.match(lastUserContent(), /explain @src\/greeting.ts/);
+    });
+
+    it('offers skills on / and sends the chosen skill; the role picker adds the role to the system prompt', async () => {
+        await page.locator('.qa-chat .qa-role-picker').selectOption('reviewer');
+        assert.ok((await page.locator('.qa-chat .qa-agent-picker option').allTextContents()).includes('fake-chat · fake-model'));
+        await chat.input.fill('');
+        await chat.input.pressSequentially('/to');
+        await page.locator('.qa-chat .qa-suggestion[data-value="tone"]').waitFor({ timeout: 10_000 });
+        await chat.input.press('Tab');
+        await chat.input.pressSequentially('review greeting.ts');
+        fake.enqueue({ kind: 'replay', recording: openAITextRecording('Looks kind.') });
+        await chat.submit();
+        await chat.waitForLastAnswer('done');
+        assert.match(lastUserContent(), /<skill name=\\"tone\\">\\nAlways be kind.\\n<\/skill>/);
+        assert.match(lastBody().messages[0].content, /meticulous code reviewer/);
+        assert.equal(await page.locator('.qa-chat .qa-message[data-role=user]').last().locator('.qa-skill-badge').textContent(), ' /tone');
+        await page.locator('.qa-chat .qa-role-picker').selectOption('');
+    });
+
+    it('counts the next request\'s tokens live, shows the manifest with linked open editors, and sends them', async () => {
+        await page.keyboard.press('Control+p');
+        const quickOpen = page.locator('.quick-input-widget input');
+        await quickOpen.fill('farewell.ts');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'farewell.ts' }).first().waitFor({ timeout: 10_000 });
+        await quickOpen.press('Enter');
+        await page.locator('.monaco-editor').first().waitFor({ timeout: 10_000 });
+        await runCommand(page, 'QodeAssist: Open Chat in Right Sidebar');
+        await page.locator('#theia-right-content-panel .qa-chat .qa-input').waitFor({ timeout: 10_000 });
+        await page.locator('.qa-chat input[data-action=sync-editors]').check();
+        await page.locator('.qa-chat .qa-chip.qa-linked[data-linked="src/farewell.ts"]').waitFor({ timeout: 10_000 });
+        const counter = page.locator('.qa-chat .qa-token-counter');
+        const empty = await counter.textContent();
+        await chat.input.fill('x'.repeat(4_000));
+        await page.waitForFunction(previous => {
+            const text = document.querySelector('.qa-chat .qa-token-counter')?.textContent ?? '';
+            return text !== previous && /^\s*\d+(\.\d)?k? \/ \d+k$/.test(text);
+        }, empty, { timeout: 10_000 });
+        const before = await counter.textContent();
+        await counter.click();
+        const manifest = page.locator('.qa-chat .qa-manifest');
+        await manifest.waitFor();
+        const rows = await manifest.locator('td:first-child').allTextContents();
+        assert.ok(rows.includes('system: agent.system'), rows.join(' | '));
+        assert.ok(rows.includes('Linked file src/farewell.ts'), rows.join(' | '));
+        assert.ok(rows.some(row => /^history \(\d+ messages/.test(row)), rows.join(' | '));
+        await page.screenshot({ path: screenshotPath('chat-token-counter-manifest') });
+        await chat.input.fill('short');
+        await page.waitForFunction(previous => document.querySelector('.qa-chat .qa-token-counter')?.textContent !== previous, before, { timeout: 10_000 });
+        await counter.click();
+        fake.enqueue({ kind: 'replay', recording: openAITextRecording('It says bye.') });
+        await chat.submit();
+        await chat.waitForLastAnswer('done');
+        assert.match(lastUserContent(), /Linked file src\/farewell.ts:\\n```\\nexport const farewell = \\"bye\\";/);
+        await page.locator('.qa-chat input[data-action=sync-editors]').uncheck();
+    });
+
+    it('keeps the chat across a page reload and lists it in the history', async () => {
+        const messages = await page.locator('.qa-chat .qa-message').count();
+        assert.ok(messages >= 8);
+        const files = readdirSync(join(app.workspace, '.qodeassist', 'chats')).filter(name => name.endsWith('.json'));
+        assert.equal(files.length, 1);
+        const saved = JSON.parse(readFileSync(join(app.workspace, '.qodeassist', 'chats', files[0]), 'utf8'));
+        assert.equal(saved.version, 1);
+        assert.equal(saved.title, 'what do you see?');
+        assert.equal(saved.history.length, 8);
+        await page.reload();
+        await waitForTheiaShell(page);
+        await page.waitForFunction(count => document.querySelectorAll('.qa-chat .qa-message').length === count, messages, { timeout: 30_000 });
+        assert.match(await page.locator('.qa-chat .qa-message[data-role=assistant]').last().locator('.qa-markdown').textContent() ?? '', /It says bye\./);
+        assert.deepEqual(await page.locator('.qa-chat .qa-message[data-role=user]').first().locator('.qa-chip').allTextContents(), [' notes.md', ' shot.png']);
+        await page.screenshot({ path: screenshotPath('chat-restored-after-reload') });
+        await runCommand(page, 'QodeAssist: Chat History…');
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'what do you see?' });
+        await row.waitFor({ timeout: 10_000 });
+        await page.screenshot({ path: screenshotPath('chat-history-list') });
+        await page.keyboard.press('Escape');
+        fake.enqueue({ kind: 'replay', recording: openAITextRecording('Still here.') });
+        await chat.send('do you remember the notes?');
+        await chat.waitForLastAnswer('done');
+        assert.match(JSON.stringify(lastBody().messages), /ship on Friday[\s\S]*do you remember the notes\?/, 'the restored history seeds the new session');
+    });
+
+    it('summarizes into a new chat that links back to the kept original', async () => {
+        fake.enqueue({ kind: 'replay', recording: openAITextRecording('The user shared notes (ship on Friday) and an image, and asked about two files.') });
+        await page.locator('.qa-chat button[data-action=summarize]').click();
+        const note = page.locator('.qa-chat .qa-summary-note');
+        await note.waitFor({ timeout: 20_000 });
+        assert.match(JSON.stringify(lastBody().messages.at(-1).content), /Summarize the conversation below/);
+        assert.match(await page.locator('.qa-chat .qa-message[data-role=user]').first().locator('.qa-plain').textContent() ?? '', /^Summary of the conversation so far:\s+The user shared notes \(ship on Friday\)/);
+        const files = readdirSync(join(app.workspace, '.qodeassist', 'chats')).filter(name => name.endsWith('.json'));
+        assert.equal(files.length, 2, 'the original chat is kept beside the summary');
+        await page.screenshot({ path: screenshotPath('chat-summarized') });
+        fake.enqueue({ kind: 'replay', recording: openAITextRecording('Continuing from the summary.') });
+        await chat.send('go on');
+        await chat.waitForLastAnswer('done');
+        assert.match(JSON.stringify(lastBody().messages), /Summary of the conversation so far[\s\S]*go on/);
+        assert.doesNotMatch(JSON.stringify(lastBody().messages), /do you remember the notes/, 'the summary replaced the history');
+        await note.locator('a.qa-open-original').click();
+        await page.waitForFunction(() => document.querySelectorAll('.qa-chat').length === 2, undefined, { timeout: 20_000 });
+        const original = page.locator('.qa-chat').filter({ hasText: 'do you remember the notes?' });
+        await original.waitFor({ timeout: 10_000 });
+        assert.equal(existsSync(join(app.workspace, '.qodeassist', 'chats')), true);
+    });
+});

@@ -9,7 +9,8 @@ describe('chat composer suggestions', () => {
         ['/', undefined, { kind: 'skill', query: '', start: 0 }],
         ['/revi', undefined, { kind: 'skill', query: 'revi', start: 0 }],
         ['use /revi', undefined, undefined],
-        ['/review the @main', 7, undefined],
+        ['/review the @main', 12, undefined],
+        ['/review the @main', 7, { kind: 'skill', query: 'review', start: 0 }],
         ['@main.ts and more', 3, { kind: 'mention', query: 'ma', start: 0 }]
     ];
     for (const [text, caret, expected] of triggers) {

@@ -1,11 +1,12 @@
-// `npm run bench [wire]`: builds what changed, then runs the benchmarks and rewrites their sections of BENCHMARKS.md.
+// `npm run bench [wire|context|search|chat]`: builds what changed (the browser-app too, for the chat view in Chromium), then runs the benchmarks and rewrites their sections of BENCHMARKS.md.
 import { join } from 'node:path';
-import { compileTypeScript } from './lib/build.mjs';
+import { buildTheiaApp, compileTypeScript } from './lib/build.mjs';
 import { ensureInstalled, ROOT } from './lib/install.mjs';
-import { BUILD_PACKAGES, ensureSystemPackages } from './lib/prerequisites.mjs';
+import { BUILD_PACKAGES, ensureSystemPackages, TEST_PACKAGES } from './lib/prerequisites.mjs';
 import { run } from './lib/run.mjs';
 
-const ok = await ensureSystemPackages(BUILD_PACKAGES) && await ensureInstalled() && await compileTypeScript();
+const ok = await ensureSystemPackages([...BUILD_PACKAGES, ...TEST_PACKAGES]) && await ensureInstalled() && await compileTypeScript()
+    && await buildTheiaApp('browser-app');
 if (!ok) {
     process.exit(1);
 }

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, Page } from 'playwright-core';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
-import { openAITextRecording } from '../fake-provider/recordings';
+import { openAIReasoningRecording, openAITextRecording } from '../fake-provider/recordings';
 import { BrowserAppProcess } from './browser-app-process';
 import { ChatPage, workspaceConfiguration } from './chat-page';
 import { launchChromium, screenshotPath } from './chromium';
@@ -164,19 +164,38 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         await page.locator('.qa-chat input[data-action=sync-editors]').uncheck();
     });
 
+    it('shows thinking collapsed, highlights code and copies a code block', async () => {
+        await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+        fake.enqueue({ kind: 'replay', recording: openAIReasoningRecording('The user wants a loop. A for-of loop reads best.', 'Use:\n\n```ts\nfor (const item of items) {\n    print(item);\n}\n```\n') });
+        await chat.send('how do I loop?');
+        await chat.waitForLastAnswer('done');
+        const thinking = chat.lastAnswer().locator('details.qa-thinking');
+        assert.equal(await thinking.getAttribute('open'), null, 'thinking starts collapsed');
+        await thinking.locator('summary').click();
+        assert.match(await thinking.textContent() ?? '', /A for-of loop reads best\./);
+        const code = chat.lastAnswer().locator('.qa-code');
+        assert.equal(await code.locator('.qa-code-language').textContent(), 'ts');
+        assert.ok(await code.locator('.hljs-keyword').count() >= 2, 'the code is highlighted');
+        await code.locator('button[data-copy=code]').click();
+        await code.locator('button[data-copy=code]', { hasText: 'Copied' }).waitFor({ timeout: 5_000 });
+        assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'for (const item of items) {\n    print(item);\n}\n');
+        await page.screenshot({ path: screenshotPath('chat-thinking-and-code') });
+    });
+
     it('keeps the chat across a page reload and lists it in the history', async () => {
         const messages = await page.locator('.qa-chat .qa-message').count();
-        assert.ok(messages >= 8);
+        assert.ok(messages >= 10);
         const files = readdirSync(join(app.workspace, '.qodeassist', 'chats')).filter(name => name.endsWith('.json'));
         assert.equal(files.length, 1);
         const saved = JSON.parse(readFileSync(join(app.workspace, '.qodeassist', 'chats', files[0]), 'utf8'));
         assert.equal(saved.version, 1);
         assert.equal(saved.title, 'what do you see?');
-        assert.equal(saved.history.length, 8);
+        assert.equal(saved.history.length, 10);
         await page.reload();
         await waitForTheiaShell(page);
         await page.waitForFunction(count => document.querySelectorAll('.qa-chat .qa-message').length === count, messages, { timeout: 30_000 });
-        assert.match(await page.locator('.qa-chat .qa-message[data-role=assistant]').last().locator('.qa-markdown').textContent() ?? '', /It says bye\./);
+        assert.match(await page.locator('.qa-chat .qa-message[data-role=assistant]').last().locator(':scope > .qa-markdown').textContent() ?? '', /for \(const item of items\)/);
+        assert.equal(await page.locator('.qa-chat .qa-message[data-role=assistant]').last().locator('details.qa-thinking').count(), 1, 'thinking is restored too');
         assert.deepEqual(await page.locator('.qa-chat .qa-message[data-role=user]').first().locator('.qa-chip').allTextContents(), [' notes.md', ' shot.png']);
         await page.screenshot({ path: screenshotPath('chat-restored-after-reload') });
         await runCommand(page, 'QodeAssist: Chat History…');

@@ -15,3 +15,15 @@ export function openAIToolCallsRecording(calls: Array<{ id: string; name: string
 export function openAITextRecording(text: string): string {
     return chunk({ role: 'assistant', content: '' }) + chunk({ content: text }) + chunk({}, 'stop') + usage(100, 10) + 'data: [DONE]\n\n';
 }
+
+/** A long OpenAI Chat answer streamed in the given pieces, one SSE record each (for rendering benchmarks). */
+export function openAITextStreamRecording(pieces: readonly string[]): string {
+    return chunk({ role: 'assistant', content: '' }) + pieces.map(piece => chunk({ content: piece })).join('') + chunk({}, 'stop')
+        + usage(100, pieces.length) + 'data: [DONE]\n\n';
+}
+
+/** An OpenAI Chat answer that reasons first (DeepSeek-style reasoning_content), then answers. */
+export function openAIReasoningRecording(thinking: string, text: string): string {
+    return chunk({ role: 'assistant', content: '' }) + chunk({ reasoning_content: thinking }) + chunk({ content: text }) + chunk({}, 'stop')
+        + usage(100, 30) + 'data: [DONE]\n\n';
+}

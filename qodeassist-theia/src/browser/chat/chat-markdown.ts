@@ -57,26 +57,26 @@ export function renderChatMarkdown(text: string, options: { highlight?: boolean 
  */
 export class MarkdownStream {
     private readonly stable: string[] = [];
-    private stableLength = 0;
-    private text = '';
+    /** The source of the stable blocks, kept whole so checking that the text still starts with it allocates nothing. */
+    private stableText = '';
     private tailHtml = '';
     private tailText: string | undefined;
 
     /** The rendered stable blocks (each is final) and the rendered tail. */
     update(text: string, final = false): { blocks: readonly string[]; tail: string } {
-        if (!text.startsWith(this.text.slice(0, this.stableLength))) {
+        if (!text.startsWith(this.stableText)) {
             this.reset();
         }
-        this.text = text;
-        const cut = final ? text.length : lastBoundary(text, this.stableLength);
-        if (cut > this.stableLength) {
-            const block = text.slice(this.stableLength, cut);
+        const stableLength = this.stableText.length;
+        const cut = final ? text.length : lastBoundary(text, stableLength);
+        if (cut > stableLength) {
+            const block = text.slice(stableLength, cut);
             if (block.trim()) {
                 this.stable.push(renderChatMarkdown(block));
             }
-            this.stableLength = cut;
+            this.stableText = text.slice(0, cut);
         }
-        const tail = text.slice(this.stableLength);
+        const tail = text.slice(this.stableText.length);
         if (tail !== this.tailText) {
             this.tailText = tail;
             this.tailHtml = tail.trim() ? renderChatMarkdown(tail, { highlight: false }) : '';
@@ -86,7 +86,7 @@ export class MarkdownStream {
 
     private reset(): void {
         this.stable.length = 0;
-        this.stableLength = 0;
+        this.stableText = '';
         this.tailText = undefined;
         this.tailHtml = '';
     }

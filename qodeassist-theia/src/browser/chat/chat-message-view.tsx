@@ -103,10 +103,15 @@ function MarkdownView({ text, final }: { text: string; final: boolean }): React.
     stream.current ??= new MarkdownStream();
     const { blocks, tail } = stream.current.update(text, final);
     return <div className='qa-message-body qa-markdown'>
-        {blocks.map((html, index) => <div key={index} className='qa-md-block' dangerouslySetInnerHTML={{ __html: html }} />)}
+        <StableBlocks blocks={blocks} count={blocks.length} />
         {tail && <div className='qa-md-block qa-md-tail' dangerouslySetInnerHTML={{ __html: tail }} />}
     </div>;
 }
+
+/** The finished blocks only grow: re-rendered when one is added, not for every batch of the tail. */
+const StableBlocks = React.memo(function StableBlocks({ blocks }: { blocks: readonly string[]; count: number }): React.ReactElement {
+    return <>{blocks.map((html, index) => <div key={index} className='qa-md-block' dangerouslySetInnerHTML={{ __html: html }} />)}</>;
+}, (previous, next) => previous.blocks === next.blocks && previous.count === next.count);
 
 function ToolView({ tool, actions, message }: { tool: ToolActivity; actions: MessageActions; message: ChatMessage }): React.ReactElement {
     const icon = tool.status === 'running' ? `${codicon('loading')} theia-animation-spin` : tool.status === 'error' ? codicon('error') : codicon('check');

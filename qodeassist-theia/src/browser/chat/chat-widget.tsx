@@ -25,6 +25,7 @@ import { ChatFileEdits } from './file-edits';
 const OPEN_PREFERENCES_COMMAND = 'preferences:open';
 const HISTORY_COMMAND = 'qodeassist.chat.history';
 const ESTIMATE_DELAY_MS = 300;
+const STREAM_RENDER_MS = 50;
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
 
 interface Attachment {
@@ -157,7 +158,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 this.scheduleEstimate();
             }
             if (changed) {
-                this.update();
+                this.updateStreaming(ended);
             }
         }));
         this.toDispose.push(this.chatClient.onDidReceiveNotice(async ({ chatId, message }) => {
@@ -171,6 +172,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         this.toDispose.push({
             dispose: () => {
                 clearTimeout(this.estimateTimer);
+                clearTimeout(this.streamRenderTimer);
                 const chat = this.chatId;
                 this.chatId = undefined;
                 void chat?.then(id => this.chatService.closeSession(id)).catch(() => undefined);
@@ -178,6 +180,29 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         });
         this.update();
     }
+
+    /**
+     * Renders a streaming answer at most every STREAM_RENDER_MS: a provider sends far more
+     * batches than anyone can read, and each render costs layout. The end renders at once.
+     */
+    protected updateStreaming(now: boolean): void {
+        const wait = this.lastStreamRender + STREAM_RENDER_MS - performance.now();
+        if (now || wait <= 0) {
+            clearTimeout(this.streamRenderTimer);
+            this.streamRenderTimer = undefined;
+            this.lastStreamRender = performance.now();
+            this.update();
+        } else {
+            this.streamRenderTimer ??= setTimeout(() => {
+                this.streamRenderTimer = undefined;
+                this.lastStreamRender = performance.now();
+                this.update();
+            }, wait);
+        }
+    }
+
+    protected lastStreamRender = 0;
+    protected streamRenderTimer: ReturnType<typeof setTimeout> | undefined;
 
     /** Moved to another placement or window: render again so the newest messages are in view there. */
     protected override onAfterAttach(msg: Message): void {

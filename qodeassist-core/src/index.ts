@@ -63,3 +63,7 @@ export * from './ports/project-scanner';
 export * from './tools/project-scanner';
 export * from './tools/builtin-tools';
 export * from './session/chat-store';
+export * from './features/completion/completion-postprocess';
+export * from './features/completion/completion-cache';
+export * from './features/completion/completion-context';
+export * from './features/completion/completion-engine';

@@ -21,6 +21,7 @@ import { createBuiltinTools } from '../tools/builtin-tools';
 import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
 import { WorkspaceFiles } from '../tools/workspace-files';
 import { defaultSkillRoots, SkillsEngine } from '../skills/skills-engine';
+import { postprocessCompletion } from '../features/completion/completion-postprocess';
 import { firstFencedBlock, parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
@@ -195,7 +196,7 @@ class BenchContext {
         const completion: CompletionInput = { ...split, filePath: file, language: languageOf(path) };
         return this.run([], completion, session => {
             const answer = session.history[session.history.length - 1];
-            return answer?.role === 'assistant' ? stripFences(messageText(answer)) : '';
+            return answer?.role === 'assistant' ? postprocessCompletion(messageText(answer), { prefix: split.prefix, suffix: split.suffix, language: completion.language }) : '';
         });
     }
 
@@ -334,7 +335,3 @@ function languageOf(path: string): string {
     return LANGUAGES[extname(path).toLowerCase()] ?? 'plaintext';
 }
 
-/** A chat model sometimes wraps a completion in a fence; the inline result is the code alone. */
-function stripFences(text: string): string {
-    return /^\s*```/.test(text) ? firstFencedBlock(text) : text;
-}

@@ -27,3 +27,10 @@ export function openAIReasoningRecording(thinking: string, text: string): string
     return chunk({ role: 'assistant', content: '' }) + chunk({ reasoning_content: thinking }) + chunk({ content: text }) + chunk({}, 'stop')
         + usage(100, 30) + 'data: [DONE]\n\n';
 }
+
+/** An Ollama /api/generate (FIM) answer streamed in the given pieces, one NDJSON line each. */
+export function ollamaGenerateRecording(pieces: readonly string[]): string {
+    const line = (fields: object) => `${JSON.stringify({ model: 'fake-model', created_at: '2026-11-22T10:00:00.000000Z', ...fields })}\n`;
+    return pieces.map(response => line({ response, done: false })).join('')
+        + line({ response: '', done: true, done_reason: 'stop', prompt_eval_count: 64, eval_count: pieces.length });
+}

@@ -67,3 +67,4 @@ export * from './features/completion/completion-postprocess';
 export * from './features/completion/completion-cache';
 export * from './features/completion/completion-context';
 export * from './features/completion/completion-engine';
+export * from './context/languages';

@@ -10,6 +10,7 @@ import { ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, Secre
 import { ContentLoader } from '../context/content-loader';
 import { CompletionInput, ContextAssembler } from '../context/context-assembler';
 import { formatManifest } from '../context/context-manifest';
+import { languageOfPath } from '../context/languages';
 import { TokenEstimator } from '../context/token-estimator';
 import { HistoryBlock, messageText } from '../session/conversation-history';
 import { Session } from '../session/session';
@@ -193,7 +194,7 @@ class BenchContext {
             throw new UsageError('complete needs --line and --column, or --cursor-marker');
         }
         const split = marker ? splitAtMarker(text, marker) : splitAtPosition(text, Number(this.values.line), Number(this.values.column));
-        const completion: CompletionInput = { ...split, filePath: file, language: languageOf(path) };
+        const completion: CompletionInput = { ...split, filePath: file, language: languageOfPath(path) };
         return this.run([], completion, session => {
             const answer = session.history[session.history.length - 1];
             return answer?.role === 'assistant' ? postprocessCompletion(messageText(answer), { prefix: split.prefix, suffix: split.suffix, language: completion.language }) : '';
@@ -207,7 +208,7 @@ class BenchContext {
         const text = readFileSync(path, 'utf8');
         const { start, end } = parseRange(text, this.required('range'));
         const code = `${text.slice(0, start)}<selection_start>${text.slice(start, end)}<selection_end>${text.slice(end)}`;
-        const prompt = `File: ${file} (${languageOf(path)})\n\nRewrite the code between <selection_start> and <selection_end> as instructed. Reply with the replacement for the selection only, in one fenced code block.\n\nInstruction: ${instruction}\n\n\`\`\`\n${code}\n\`\`\``;
+        const prompt = `File: ${file} (${languageOfPath(path)})\n\nRewrite the code between <selection_start> and <selection_end> as instructed. Reply with the replacement for the selection only, in one fenced code block.\n\nInstruction: ${instruction}\n\n\`\`\`\n${code}\n\`\`\``;
         return this.run([{ type: 'text', text: prompt }], undefined, session => {
             const answer = session.history[session.history.length - 1];
             return answer?.role === 'assistant' ? firstFencedBlock(messageText(answer)) : '';
@@ -322,16 +323,9 @@ class BenchContext {
 }
 
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
-const LANGUAGES: Record<string, string> = {
-    '.ts': 'typescript', '.tsx': 'typescript', '.js': 'javascript', '.jsx': 'javascript', '.py': 'python', '.cpp': 'cpp', '.cc': 'cpp', '.h': 'cpp',
-    '.hpp': 'cpp', '.c': 'c', '.rs': 'rust', '.go': 'go', '.java': 'java', '.kt': 'kotlin', '.cs': 'csharp', '.rb': 'ruby', '.qml': 'qml', '.md': 'markdown'
-};
 
 function mediaTypeOf(path: string): string {
     return IMAGE_TYPES[extname(path).toLowerCase()] ?? 'text/plain';
 }
 
-function languageOf(path: string): string {
-    return LANGUAGES[extname(path).toLowerCase()] ?? 'plaintext';
-}
 

@@ -1,7 +1,12 @@
 import { bindViewContribution, WidgetFactory } from '@theia/core/lib/browser';
 import { ServiceConnectionProvider } from '@theia/core/lib/browser/messaging/service-connection-provider';
+import { CommandContribution } from '@theia/core';
+import { FrontendApplicationContribution, KeybindingContribution } from '@theia/core/lib/browser';
 import { ContainerModule } from '@theia/core/shared/inversify';
 import { QODEASSIST_CHAT_PATH, QodeAssistChatService } from '../common/chat-protocol';
+import { QODEASSIST_COMPLETION_PATH, QodeAssistCompletionService } from '../common/completion-protocol';
+import { CompletionStatus } from './completion/completion-status';
+import { InlineCompletionContribution } from './completion/inline-completion-contribution';
 import { QodeAssistChatClientImpl } from './chat/chat-client';
 import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
@@ -28,4 +33,13 @@ export default new ContainerModule(bind => {
         }
     })).inSingletonScope();
     bindViewContribution(bind, ChatViewContribution);
+
+    bind(QodeAssistCompletionService).toDynamicValue(ctx =>
+        ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH)
+    ).inSingletonScope();
+    bind(CompletionStatus).toSelf().inSingletonScope();
+    bind(InlineCompletionContribution).toSelf().inSingletonScope();
+    for (const contribution of [FrontendApplicationContribution, CommandContribution, KeybindingContribution]) {
+        bind(contribution).toService(InlineCompletionContribution);
+    }
 });

@@ -53,6 +53,43 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'boolean', default: false,
             description: 'Link every open editor to the chat: their current text goes with each message.'
         },
+        'qodeassist.completion.enabled': {
+            type: 'boolean', default: true,
+            description: 'Suggest code as ghost text while typing (Tab accepts, Ctrl+Right the next word, Ctrl+Alt+Right the next line, Alt+\\ asks now).'
+        },
+        'qodeassist.completion.debounceMs': {
+            type: 'number', default: 350, minimum: 0, maximum: 5000,
+            description: 'Pause after typing before a completion is asked for, in milliseconds.'
+        },
+        'qodeassist.completion.minTypedChars': {
+            type: 'number', default: 1, minimum: 1, maximum: 50,
+            description: 'Characters to type since the last suggestion before asking again on a pause (a fresh line or an opening bracket asks at once).'
+        },
+        'qodeassist.completion.linesBefore': {
+            type: 'number', default: 50, minimum: 0, description: 'Lines above the cursor the model sees.'
+        },
+        'qodeassist.completion.linesAfter': {
+            type: 'number', default: 30, minimum: 0, description: 'Lines below the cursor the model sees.'
+        },
+        'qodeassist.completion.wholeFile': {
+            type: 'boolean', default: false, description: 'Send the whole file instead of the lines around the cursor.'
+        },
+        'qodeassist.completion.openFilesTokens': {
+            type: 'number', default: 0, minimum: 0,
+            description: 'Tokens of other open editors\' text to add as context (for instruct agents). 0: none.'
+        },
+        'qodeassist.completion.disabledLanguages': {
+            type: 'array', items: { type: 'string' }, default: [],
+            description: 'Language ids without completion, e.g. ["markdown", "plaintext"] (files of an editor without a language extension are plaintext).'
+        },
+        'qodeassist.completion.prose': {
+            type: 'string', enum: ['drop', 'comment'], default: 'drop',
+            description: 'Explanations a chat model writes around its code: dropped, or kept as comments.'
+        },
+        'qodeassist.completion.lines': {
+            type: 'string', enum: ['auto', 'single', 'multi'], default: 'auto',
+            description: 'auto: one line when the cursor is inside a line, several otherwise.'
+        },
         'qodeassist.chat.autoCompressPercent': {
             type: 'number', default: 0, minimum: 0, maximum: 100,
             description: 'Summarize the chat automatically before a send that would fill more than this percentage of the agent\'s context. 0: never; the Summarize button is always there.'
@@ -74,6 +111,16 @@ export interface QodeAssistConfiguration {
     'qodeassist.chat.historyLocation': 'workspace' | 'user';
     'qodeassist.chat.syncOpenEditors': boolean;
     'qodeassist.chat.autoCompressPercent': number;
+    'qodeassist.completion.enabled': boolean;
+    'qodeassist.completion.debounceMs': number;
+    'qodeassist.completion.minTypedChars': number;
+    'qodeassist.completion.linesBefore': number;
+    'qodeassist.completion.linesAfter': number;
+    'qodeassist.completion.wholeFile': boolean;
+    'qodeassist.completion.openFilesTokens': number;
+    'qodeassist.completion.disabledLanguages': string[];
+    'qodeassist.completion.prose': 'drop' | 'comment';
+    'qodeassist.completion.lines': 'auto' | 'single' | 'multi';
 }
 
 export const QodeAssistPreferences = Symbol('QodeAssistPreferences');

@@ -1,0 +1,53 @@
+import type { ErrorInfo } from '@qodeassist/core';
+
+export const QODEASSIST_COMPLETION_PATH = '/services/qodeassist/completion';
+
+/** The user's completion settings (preferences `qodeassist.completion.*`) that shape a request. */
+export interface CompletionQuerySettings {
+    linesBefore: number;
+    linesAfter: number;
+    wholeFile: boolean;
+    prose: 'drop' | 'comment';
+    lines: 'auto' | 'single' | 'multi';
+    /** Tokens of open-file context; 0: none. */
+    openFilesBudget: number;
+    useGitignore: boolean;
+}
+
+/** One ask for a completion at the cursor of an editor. */
+export interface CompletionQuery {
+    /** Increases with every query of a frontend: a cancel names the one it means. */
+    id: number;
+    workspacePath?: string;
+    project?: string;
+    /** Absolute path of the file. */
+    file: string;
+    relativePath: string;
+    language: string;
+    text: string;
+    offset: number;
+    openFiles?: Array<{ path: string; content: string }>;
+    settings: CompletionQuerySettings;
+}
+
+/** What came back: text to show, or why there is none. Errors are data here, so the status bar can show them. */
+export interface CompletionAnswer {
+    text: string;
+    source?: 'cache' | 'in-flight' | 'model';
+    agent?: string;
+    /** A newer query or the user cancelled this one. */
+    cancelled?: boolean;
+    /** Not asked at all, and why (an ignored file, no agent…). */
+    skipped?: string;
+    error?: ErrorInfo;
+    /** Milliseconds the backend spent, model included. */
+    elapsedMs: number;
+}
+
+export const QodeAssistCompletionService = Symbol('QodeAssistCompletionService');
+
+export interface QodeAssistCompletionService {
+    complete(query: CompletionQuery): Promise<CompletionAnswer>;
+    /** Cancels the query with this id if it is still under way. */
+    cancel(id: number): Promise<void>;
+}

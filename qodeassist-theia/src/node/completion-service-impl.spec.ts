@@ -1,0 +1,75 @@
+import '@theia/core/shared/reflect-metadata';
+import * as assert from 'node:assert/strict';
+import { ConfigurationService, EnvironmentSecretsStore } from '@qodeassist/core';
+import { ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaGenerateRecording, writeFakeAgents } from '@qodeassist/test';
+import { join } from 'node:path';
+import { CompletionQuery } from '../common/completion-protocol';
+import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
+
+describe('QodeAssistCompletionServiceImpl', () => {
+    const server = new FakeProviderServer();
+    const fixture = new ConfigFixture();
+    let configuration: ConfigurationService;
+    let service: QodeAssistCompletionServiceImpl;
+    let nextId = 1;
+
+    const query = (relativePath: string, text: string, overrides: Partial<CompletionQuery> = {}): CompletionQuery => ({
+        id: nextId++, workspacePath: fixture.workspace, file: join(fixture.workspace, relativePath), relativePath, language: 'plaintext',
+        text: text.replace('█', ''), offset: text.indexOf('█'),
+        settings: { linesBefore: 50, linesAfter: 30, wholeFile: false, prose: 'drop', lines: 'auto', openFilesBudget: 0, useGitignore: true },
+        ...overrides
+    });
+
+    before(async () => {
+        await server.start();
+        writeFakeAgents(fixture, server.url);
+        fixture.project_('agents/fake-fim.toml', 'schema_version = 1\nname = "fake-fim"\nextends = "ollama-fim-qwen25coder"\nprovider_instance = "fake-ollama-provider"\nmodel = "fake-model"\n');
+        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[completion]\nagents = ["fake-fim"]\n');
+        fixture.write(join(fixture.workspace, '.qodeassistignore'), 'secret/\n');
+        configuration = new ConfigurationService(fixture.roots);
+    });
+    after(async () => {
+        await server.stop();
+        fixture.dispose();
+    });
+    beforeEach(() => {
+        server.reset();
+        service = new QodeAssistCompletionServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration });
+    });
+    afterEach(() => service.dispose());
+
+    it('completes through the completion roster and serves typing ahead from its cache', async () => {
+        server.enqueue({ kind: 'replay', recording: ollamaGenerateRecording(['a + b;']) });
+        const answer = await service.complete(query('src/add.ts', 'function add(a, b) {\n    return █\n}\n'));
+        assert.deepEqual([answer.text, answer.source, answer.agent, answer.error], ['a + b;', 'model', 'fake-fim', undefined]);
+        assert.ok(answer.elapsedMs >= 0);
+        const again = await service.complete(query('src/add.ts', 'function add(a, b) {\n    return a █\n}\n'));
+        assert.deepEqual([again.text, again.source], ['+ b;', 'cache']);
+        assert.equal(server.requests.length, 1);
+    });
+
+    it('skips ignored files and oversized ones with the reason, without asking a model', async () => {
+        const ignored = await service.complete(query('secret/keys.ts', 'const key = █'));
+        assert.match(ignored.skipped ?? '', /secret\/keys\.ts is excluded by \.qodeassistignore or \.gitignore/);
+        const huge = await service.complete(query('src/big.ts', `${'x'.repeat(1_000_001)}█`));
+        assert.match(huge.skipped ?? '', /more than 1,000,000 characters/);
+        assert.equal(server.requests.length, 0);
+    });
+
+    it('cancel(id) cancels that query only and it answers as cancelled; errors come back as data', async () => {
+        server.enqueue({ kind: 'replay', recording: ollamaGenerateRecording(['slow']), chunkDelayMs: 2_000 });
+        const slow = query('src/a.ts', 'const a = █');
+        const pending = service.complete(slow);
+        while (server.requests.length < 1) {
+            await new Promise(resolve => setTimeout(resolve, 5));
+        }
+        await service.cancel(slow.id + 1000);
+        await service.cancel(slow.id);
+        assert.deepEqual((await pending).cancelled, true);
+        assert.equal(await server.requests[0].ended, 'aborted-by-client');
+        server.enqueue({ kind: 'status', status: 401, body: 'nope' });
+        const failed = await service.complete(query('src/b.ts', 'let b = █'));
+        assert.equal(failed.error?.category, 'Auth');
+        assert.equal(failed.text, '');
+    });
+});

@@ -1,4 +1,4 @@
-import { ResolvedAgent } from './agent-factory';
+import { Configuration, ResolvedAgent } from './agent-factory';
 import { environmentVariableFor, SecretsStore } from '../config/secrets-store';
 import { TemplateContext } from '../prompt/template-context';
 import { SessionAgent } from '../session/session';
@@ -55,5 +55,19 @@ export async function sessionAgentFor(agent: ResolvedAgent, secrets: SecretsStor
         name: agent.name, model: agent.model, protocol: target.protocol, url: target.url, headers: target.headers, secrets: target.secrets,
         contextWindow: agent.contextWindow, maxOutputTokens: agent.maxOutputTokens, systemPrompt: agent.renderSystemPrompt(),
         renderBody: ctx => agent.renderBody(ctx)
+    };
+}
+
+/**
+ * Resolves agent names against a live configuration, for a SessionManager: an agent that
+ * left the configuration since is a Config error that says so.
+ */
+export function configuredAgentResolver(configuration: () => Configuration, secrets: SecretsStore): (name: string) => Promise<SessionAgent> {
+    return async name => {
+        const agent = configuration().agents.get(name);
+        if (!agent) {
+            throw new QodeAssistError({ category: 'Config', message: `The agent "${name}" is no longer configured.` });
+        }
+        return sessionAgentFor(agent, secrets);
     };
 }

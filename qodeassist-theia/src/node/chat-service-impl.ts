@@ -1,7 +1,7 @@
 import {
-    ChatStore, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
+    ChatStore, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
     createBuiltinTools, defaultConfigRoots, defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, keySourceOf,
-    pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, sessionAgentFor, SkillsEngine, StoredChat,
+    pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, SkillsEngine, StoredChat,
     StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
@@ -441,13 +441,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     private managerFor(configurationService: ConfigurationService): SessionManager {
         let manager = this.managers.get(configurationService);
         if (!manager) {
-            const created = new SessionManager(async name => {
-                const agent = configurationService.current.agents.get(name);
-                if (!agent) {
-                    throw new QodeAssistError({ category: 'Config', message: `The agent "${name}" is no longer configured.` });
-                }
-                return sessionAgentFor(agent, this.secrets);
-            }, { assembler: this.assembler, estimator: this.estimator });
+            const created = new SessionManager(configuredAgentResolver(() => configurationService.current, this.secrets), { assembler: this.assembler, estimator: this.estimator });
             this.stopWatching.push(configurationService.onDidChange(() => created.clear()));
             this.managers.set(configurationService, created);
             manager = created;

@@ -1,6 +1,6 @@
 import {
-    CancelledError, CompletionEngine, ConfigurationService, ContentLoader, ContextAssembler, languageOfPath, pickAgent, QodeAssistError, SecretsStore, sessionAgentFor,
-    SessionManager, TokenEstimator, toErrorInfo, WorkspaceFiles
+    CancelledError, CompletionEngine, ConfigurationService, configuredAgentResolver, ContentLoader, ContextAssembler, languageOfPath, pickAgent, QodeAssistError,
+    SecretsStore, SessionManager, TokenEstimator, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../common/completion-protocol';
@@ -83,13 +83,8 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         this.current = query;
         let engine = this.engines.get(service);
         if (!engine) {
-            const sessions = new SessionManager(async name => {
-                const agent = service.current.agents.get(name);
-                if (!agent) {
-                    throw new QodeAssistError({ category: 'Config', message: `The agent "${name}" is no longer configured.` });
-                }
-                return sessionAgentFor(agent, this.secrets);
-            }, { assembler: new ContextAssembler(this.estimator, new ContentLoader()), estimator: this.estimator }, 1);
+            const sessions = new SessionManager(configuredAgentResolver(() => service.current, this.secrets),
+                { assembler: new ContextAssembler(this.estimator, new ContentLoader()), estimator: this.estimator }, 1);
             const created = new CompletionEngine({
                 sessions, estimator: this.estimator,
                 agentFor: request => {

@@ -1,12 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, Page } from 'playwright-core';
-import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { Page } from 'playwright-core';
 import { openAIReasoningRecording, openAITextRecording } from '../fake-provider/recordings';
-import { BrowserAppProcess } from './browser-app-process';
 import { ChatPage, workspaceConfiguration } from './chat-page';
-import { launchChromium, screenshotPath } from './chromium';
+import { screenshotPath } from './chromium';
+import { useBrowserApp } from './e2e-session';
 import { runCommand, waitForTheiaShell } from './theia-page';
 
 /** A 1×1 PNG. */
@@ -27,42 +26,24 @@ async function dataTransfer(page: Page, files: Array<{ name: string; type: strin
 describe('chat features in Chromium: attachments, mentions, skills, pickers, token counter, history, summarize', function () {
     this.timeout(180_000);
 
-    const fake = new FakeProviderServer();
-    const app = new BrowserAppProcess();
-    let chromium: { browser: Browser; close: () => Promise<void> };
+    const session = useBrowserApp(fake => ({
+        files: {
+            ...workspaceConfiguration(fake.url),
+            'src/greeting.ts': 'export const greeting = "hi";\n',
+            'src/farewell.ts': 'export const farewell = "bye";\n',
+            '.qodeassist/skills/tone/SKILL.md': '---\nname: tone\ndescription: Answer kindly\n---\nAlways be kind.\n'
+        },
+        env: { E2E_API_KEY: 'sk-e2e-features-0123456789' }
+    }));
+    const { fake, app } = session;
     let page: Page;
     let chat: ChatPage;
 
     before(async () => {
-        await fake.start();
-        await app.start({
-            files: {
-                ...workspaceConfiguration(fake.url),
-                'src/greeting.ts': 'export const greeting = "hi";\n',
-                'src/farewell.ts': 'export const farewell = "bye";\n',
-                '.qodeassist/skills/tone/SKILL.md': '---\nname: tone\ndescription: Answer kindly\n---\nAlways be kind.\n'
-            },
-            env: { E2E_API_KEY: 'sk-e2e-features-0123456789' }
-        });
-        chromium = await launchChromium();
-        page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
-        await page.goto(app.url);
-        await waitForTheiaShell(page);
+        page = session.page;
         await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
         chat = new ChatPage(page);
         await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
-    });
-
-    afterEach(async function () {
-        if (this.currentTest?.state === 'failed') {
-            await page.screenshot({ path: screenshotPath(`failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`) });
-        }
-    });
-
-    after(async () => {
-        await chromium?.close();
-        await app.stop();
-        await fake.stop();
     });
 
     const lastBody = () => JSON.parse(fake.requests.at(-1)!.body);

@@ -1,42 +1,29 @@
 import * as assert from 'node:assert/strict';
-import { Browser, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
-import { BrowserAppProcess } from './browser-app-process';
-import { launchChromium, screenshotPath } from './chromium';
+import { screenshotPath } from './chromium';
+import { useBrowserApp } from './e2e-session';
 import { ChatPage, workspaceConfiguration } from './chat-page';
-import { runCommand, waitForTheiaShell } from './theia-page';
+import { runCommand } from './theia-page';
 
 const API_KEY = 'sk-e2e-test-key-0123456789';
 
 describe('chat view in Chromium (walking skeleton)', function () {
     this.timeout(180_000);
 
-    const fake = new FakeProviderServer();
-    const app = new BrowserAppProcess();
-    let chromium: { browser: Browser; close: () => Promise<void> };
+    const session = useBrowserApp(fake => ({ files: workspaceConfiguration(fake.url), env: { E2E_API_KEY: API_KEY } }), fake => fake
+        .when({ promptIncludes: 'stream slowly', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 40 } })
+        .when({ promptIncludes: 'stop me', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 250 } })
+        .when({ promptIncludes: 'bad key', scenario: { kind: 'status', status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' } }));
+    const { fake, app } = session;
     let page: Page;
 
     before(async () => {
-        await fake.start();
-        fake.when({ promptIncludes: 'stream slowly', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 40 } })
-            .when({ promptIncludes: 'stop me', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 250 } })
-            .when({ promptIncludes: 'bad key', scenario: { kind: 'status', status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' } });
-        await app.start({ files: workspaceConfiguration(fake.url), env: { E2E_API_KEY: API_KEY } });
-        chromium = await launchChromium();
-        page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
-        await page.goto(app.url);
-        await waitForTheiaShell(page);
+        page = session.page;
         await runCommand(page, 'QodeAssist: Open Chat');
         await page.locator('.qa-chat .qa-input').waitFor({ state: 'visible', timeout: 20_000 });
-    });
-
-    after(async () => {
-        await chromium?.close();
-        await app.stop();
-        await fake.stop();
     });
 
     const chat = () => new ChatPage(page);

@@ -1,12 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, Page } from 'playwright-core';
-import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { Page } from 'playwright-core';
 import { ollamaGenerateRecording, openAITextRecording } from '../fake-provider/recordings';
-import { BrowserAppProcess } from './browser-app-process';
-import { launchChromium, screenshotPath } from './chromium';
-import { waitForTheiaShell } from './theia-page';
+import { screenshotPath } from './chromium';
+import { useBrowserApp } from './e2e-session';
 
 /** A FIM agent for TypeScript and an instruct agent for Python, both on the fake server, first in the completion roster. */
 function completionConfiguration(serverUrl: string): Record<string, string> {
@@ -24,40 +22,19 @@ function completionConfiguration(serverUrl: string): Record<string, string> {
 describe('inline completion in Chromium', function () {
     this.timeout(180_000);
 
-    const fake = new FakeProviderServer();
-    const app = new BrowserAppProcess();
-    let chromium: { browser: Browser; close: () => Promise<void> };
+    const session = useBrowserApp(fake => ({
+        files: completionConfiguration(fake.url),
+        settings: { 'qodeassist.completion.debounceMs': 50 },
+        env: { E2E_API_KEY: 'sk-e2e-completion-0123456789' }
+    }), fake => fake
+        .when({ bodyIncludes: '    return <|fim_suffix|>', scenario: { kind: 'replay', recording: ollamaGenerateRecording(['a + ', 'b;']) } })
+        .when({ bodyIncludes: 'sub(a: number, b: number) {\\n    <|fim_suffix|>', scenario: { kind: 'replay', recording: ollamaGenerateRecording(['const d = a - b;\n', '    return d;']) } })
+        .when({ bodyIncludes: 'const x = <|fim_suffix|>', scenario: { kind: 'replay', recording: ollamaGenerateRecording(['compute(1, 2);']) } })
+        .when({ bodyIncludes: 'boom = <|fim_suffix|>', scenario: { kind: 'status', status: 503, body: 'overloaded' } })
+        .when({ bodyIncludes: '<cursor>', scenario: { kind: 'replay', recording: openAITextRecording('```python\n    return f"Hello, {name}!"\n```') } }));
+    const { fake, app } = session;
     let page: Page;
-
-    before(async () => {
-        await fake.start();
-        fake.when({ bodyIncludes: '    return <|fim_suffix|>', scenario: { kind: 'replay', recording: ollamaGenerateRecording(['a + ', 'b;']) } })
-            .when({ bodyIncludes: 'sub(a: number, b: number) {\\n    <|fim_suffix|>', scenario: { kind: 'replay', recording: ollamaGenerateRecording(['const d = a - b;\n', '    return d;']) } })
-            .when({ bodyIncludes: 'const x = <|fim_suffix|>', scenario: { kind: 'replay', recording: ollamaGenerateRecording(['compute(1, 2);']) } })
-            .when({ bodyIncludes: 'boom = <|fim_suffix|>', scenario: { kind: 'status', status: 503, body: 'overloaded' } })
-            .when({ bodyIncludes: '<cursor>', scenario: { kind: 'replay', recording: openAITextRecording('```python\n    return f"Hello, {name}!"\n```') } });
-        await app.start({
-            files: completionConfiguration(fake.url),
-            settings: { 'qodeassist.completion.debounceMs': 50, 'editor.inlineSuggest.enabled': true },
-            env: { E2E_API_KEY: 'sk-e2e-completion-0123456789' }
-        });
-        chromium = await launchChromium();
-        page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
-        await page.goto(app.url);
-        await waitForTheiaShell(page);
-    });
-
-    afterEach(async function () {
-        if (this.currentTest?.state === 'failed') {
-            await page.screenshot({ path: screenshotPath(`failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`) });
-        }
-    });
-
-    after(async () => {
-        await chromium?.close();
-        await app.stop();
-        await fake.stop();
-    });
+    before(() => { page = session.page; });
 
     async function open(file: string): Promise<void> {
         await page.keyboard.press('Control+p');

@@ -92,6 +92,20 @@ describe('CompletionEngine over the fake provider', () => {
         assert.equal(server.requests.length, 1);
     });
 
+    it('a caller that gives up while waiting on a request under way starts no new one', async () => {
+        server.enqueue({ kind: 'replay', recording: ollamaGenerateRecording(['other', ' text']), chunkDelayMs: 300 });
+        const first = engine.complete(at('f.ts', 'const x = █'));
+        while (server.requests.length < 1) {
+            await new Promise(resolve => setTimeout(resolve, 5));
+        }
+        const controller = new AbortController();
+        const second = engine.complete(at('f.ts', 'const x = co█'), controller.signal).then(() => undefined, (error: unknown) => error);
+        controller.abort();
+        assert.ok(await second instanceof CancelledError);
+        assert.equal((await first).text, 'other text');
+        assert.equal(server.requests.length, 1);
+    });
+
     it('stops the stream after the first line when the cursor is inside a line', async () => {
         server.enqueue({ kind: 'replay', recording: ollamaGenerateRecording(['price * count\n', 'const other = 1;\n', 'const more = 2;\n']), chunkDelayMs: 300 });
         const outcome = await engine.complete(at('d.ts', 'const total = █ + tax;\n'));

@@ -83,6 +83,10 @@ export class CompletionEngine {
         if (reused) {
             return reused;
         }
+        if (signal?.aborted) {
+            // The caller gave up while waiting for the request under way: start nothing new.
+            throw new CancelledError();
+        }
         this.cancel();
         const controller = new AbortController();
         const abort = () => controller.abort();

@@ -71,7 +71,8 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         const sent = page.locator('.qa-chat .qa-message[data-role=user]').last();
         assert.deepEqual(await sent.locator('.qa-chip').allTextContents(), [' notes.md', ' shot.png']);
         assert.equal(await page.locator('.qa-chat .qa-composer .qa-chip').count(), 0, 'the composer is empty again');
-        const stored = readdirSync(join(app.workspace, '.qodeassist', 'chats')).filter(name => !name.endsWith('.json'));
+        // Chat folders only: a save under way leaves a `<id>.json.<uuid>.tmp` file beside them for a moment.
+        const stored = readdirSync(join(app.workspace, '.qodeassist', 'chats'), { withFileTypes: true }).filter(entry => entry.isDirectory()).map(entry => entry.name);
         assert.equal(stored.length, 1);
         assert.deepEqual(readdirSync(join(app.workspace, '.qodeassist', 'chats', stored[0], 'attachments')).sort(), ['notes.md', 'shot.png']);
     });

@@ -47,7 +47,13 @@ describe('ChatStore', () => {
         ['not JSON', '{"version": 1,', /one\.json is not valid JSON .*left as it is; fix or delete it/],
         ['a newer version', JSON.stringify({ ...chat('one'), version: 9 }), /has version 9, newer than this QodeAssist reads \(1\)\. Update QodeAssist/],
         ['a block of an unknown type', JSON.stringify(chat('one', { history: [{ role: 'user', blocks: [{ type: 'video' } as never] }] })), /one\.json is not a QodeAssist chat: history\.0\.blocks\.0\.type: /],
-        ['no edits record', JSON.stringify({ ...chat('one'), edits: undefined }), /not a QodeAssist chat: edits: /]
+        ['no edits record', JSON.stringify({ ...chat('one'), edits: undefined }), /not a QodeAssist chat: edits: /],
+        ['another chat\'s id', JSON.stringify(chat('three')), /one\.json holds chat "three", not "one"\. It was left as it is; rename it to three\.json or delete it/],
+        [
+            'an attachment outside its folder',
+            JSON.stringify(chat('one', { history: [{ role: 'user', blocks: [{ type: 'attachment', ref: { path: '/etc/passwd', name: 'passwd', mediaType: 'text/plain' } }] }] })),
+            /one\.json refers to the attachment "\/etc\/passwd", which is not in its own folder .*chats\/one\/attachments\. It was not opened and left as it is/
+        ]
     ];
     for (const [what, text, message] of broken) {
         it(`a file with ${what} is reported by name, listed as unreadable and left untouched`, async () => {
@@ -79,6 +85,16 @@ describe('ChatStore', () => {
         assert.deepEqual([...readFileSync(ref.path)], [1, 2, 3]);
         await store.delete('one');
         assert.deepEqual(readdirSync(join(dir, 'chats')), []);
+    });
+
+    it('owns only the copies directly in a chat\'s attachment folder', () => {
+        const folder = join(dir, 'chats', 'one', 'attachments');
+        assert.equal(store.ownsAttachment('one', join(folder, 'shot.png')), true);
+        assert.equal(store.ownsAttachment('one', `${folder}/../../two/attachments/x.png`), false, 'no way out with ..');
+        assert.equal(store.ownsAttachment('one', join(dir, 'chats', 'two', 'attachments', 'x.png')), false, 'another chat\'s copy');
+        assert.equal(store.ownsAttachment('one', join(folder, 'sub', 'x.png')), false);
+        assert.equal(store.ownsAttachment('one', 'shot.png'), false, 'a relative path');
+        assert.throws(() => store.ownsAttachment('../one', join(folder, 'shot.png')), /is not a chat id/);
     });
 
     it('titles a chat by its first user text, shortened', () => {

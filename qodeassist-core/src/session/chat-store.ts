@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { QodeAssistError } from '../wire/error-info';
 import { FileEditRecord } from '../wire/events';
@@ -98,7 +98,11 @@ export function titleOf(history: readonly HistoryMessage[]): string {
  * A file that does not parse is reported and left alone — never overwritten.
  */
 export class ChatStore {
-    constructor(readonly directory: string) { }
+    readonly directory: string;
+
+    constructor(directory: string) {
+        this.directory = resolve(directory);
+    }
 
     async list(): Promise<{ chats: ChatSummary[]; unreadable: UnreadableChat[] }> {
         let names: string[];
@@ -153,7 +157,33 @@ export class ChatStore {
             const issue = parsed.error.issues[0];
             throw new QodeAssistError({ category: 'Config', message: `The chat file ${file} is not a QodeAssist chat: ${issue.path.join('.') || '(root)'}: ${issue.message}. It was left as it is; fix or delete it.` });
         }
-        return parsed.data as StoredChat;
+        const chat = parsed.data as StoredChat;
+        if (chat.id !== id) {
+            throw new QodeAssistError({ category: 'Config', message: `The chat file ${file} holds chat "${chat.id}", not "${id}". It was left as it is; rename it to ${chat.id}.json or delete it.` });
+        }
+        for (const message of chat.history) {
+            for (const block of message.blocks) {
+                if ((block.type === 'image' || block.type === 'attachment') && !this.ownsAttachment(id, block.ref.path)) {
+                    // A chat file can come with a cloned workspace: it must not make the next send upload any file it names.
+                    throw new QodeAssistError({
+                        category: 'Config',
+                        message: `The chat file ${file} refers to the attachment "${block.ref.path}", which is not in its own folder ${this.attachmentsOf(id)}. It was not opened and left as it is; delete it, or fix the path.`
+                    });
+                }
+            }
+        }
+        return chat;
+    }
+
+    /** Where a chat's attached copies live. */
+    attachmentsOf(id: string): string {
+        return join(this.directory, this.idOf(id), 'attachments');
+    }
+
+    /** Whether `path` is one of the chat's own attachment copies (directly in its folder, no `..`). */
+    ownsAttachment(id: string, path: string): boolean {
+        const absolute = resolve(path);
+        return absolute === path && dirname(absolute) === this.attachmentsOf(id);
     }
 
     /** Writes the chat whole: a temporary file beside it, then a rename over the old one. */
@@ -189,9 +219,8 @@ export class ChatStore {
 
     /** Keeps a copy of an attached file beside the chat; the history refers to the copy. */
     async storeAttachment(id: string, name: string, mediaType: string, bytes: Uint8Array): Promise<ContentRef> {
-        this.fileOf(id);
         const safeName = basename(name).replace(/[^\w.\- ]+/g, '_') || 'attachment';
-        const folder = join(this.directory, id, 'attachments');
+        const folder = this.attachmentsOf(id);
         await mkdir(folder, { recursive: true });
         let path = join(folder, safeName);
         for (let n = 2; await exists(path); n++) {
@@ -203,10 +232,14 @@ export class ChatStore {
     }
 
     private fileOf(id: string): string {
+        return join(this.directory, `${this.idOf(id)}.json`);
+    }
+
+    private idOf(id: string): string {
         if (!ID_PATTERN.test(id)) {
             throw new QodeAssistError({ category: 'Validation', message: `"${id}" is not a chat id.` });
         }
-        return join(this.directory, `${id}.json`);
+        return id;
     }
 }
 

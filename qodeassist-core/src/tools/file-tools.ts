@@ -389,7 +389,9 @@ export const editFileTool = defineTool({
     run: async (args, context) => {
         const path = context.files.resolve(args.path);
         context.files.assertNotIgnored(path);
-        const before = await readText(path);
+        // The editor's text when the file is open: the writer replaces the editor model, so an
+        // edit built from the disk would silently drop the user's unsaved changes.
+        const before = await context.documents?.readOpen(path.absolute) ?? await readText(path);
         const occurrences = countOccurrences(before, args.old_text);
         if (occurrences === 0) {
             throw new ToolInputError(`old_text was not found in "${path.relative}".${nearMatches(before, args.old_text)} Read the file again and copy the text exactly.`);

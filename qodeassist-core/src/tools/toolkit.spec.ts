@@ -162,6 +162,21 @@ describe('ToolKit', () => {
         assert.equal((await run('read_file', { path: 'README.md' })).fileEdit, undefined);
     });
 
+    it('edits the open editor\'s unsaved text, not the disk, so the user\'s changes survive the edit', async () => {
+        const writes: string[] = [];
+        const unsaved = 'export function add(a: number, b: number) {\n    return a + b; // typed, not saved\n}\n';
+        const ide = new ToolKitExecutor(registry, 'chat-3', {
+            files: new WorkspaceFiles([root]),
+            permissions: { ask: async () => 'allow-once' },
+            documents: { readOpen: async path => path === join(root, 'src', 'util', 'math.ts') ? unsaved : undefined },
+            writer: { write: async (_path, content) => { writes.push(content); } }
+        });
+        const edited = await ide.execute({ callId: 'c', name: 'edit_file', arguments: { path: 'src/util/math.ts', old_text: 'a + b', new_text: 'b + a' } } as ToolCall, { requestId: 'r' });
+        assert.ok(!edited.isError, edited.content);
+        assert.deepEqual(writes, ['export function add(a: number, b: number) {\n    return b + a; // typed, not saved\n}\n']);
+        assert.match(edited.fileEdit?.diff ?? '', /-    return a \+ b; \/\/ typed, not saved\n\+    return b \+ a; \/\/ typed, not saved/);
+    });
+
     it('create_file refuses to overwrite', async () => {
         answers.push('allow-chat');
         assert.match((await call('create_file', { path: 'README.md', content: 'x' })).content, /already exists. Use edit_file/);

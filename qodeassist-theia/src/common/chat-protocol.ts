@@ -8,6 +8,18 @@ export type { ChatSummary, ContentRef, ContextManifest, Diagnostic, FileEditReco
 
 export const QODEASSIST_CHAT_PATH = '/services/qodeassist/chat';
 
+/** A session event as the chat forwards it: the result of a file edit names the key the chat keeps that edit under. */
+export type ChatEvent = SessionEvent & { editId?: string };
+
+/**
+ * The key a chat keeps a file edit under: the tool call's id, numbered from the second
+ * result with that id on, since some providers reuse ids across rounds (Ollama's `call_0`).
+ * `earlierResults` counts the tool results with that id already in the history.
+ */
+export function editIdOf(callId: string, earlierResults: number): string {
+    return earlierResults === 0 ? callId : `${callId}#${earlierResults + 1}`;
+}
+
 /** What the frontend knows about a send; the backend picks the agent and resolves its key. */
 export interface ChatSendOptions {
     /** The workspace folder whose `.qodeassist` configuration applies (a file-system path). */
@@ -98,7 +110,7 @@ export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
     /** Summarizes the chat through the compression roster into a new chat linked to this one; the original is kept. */
     summarize(chatId: string, options: ChatSendOptions): Promise<OpenedChat>;
     /** The user undid or reapplied an edit in the view; the saved chat remembers it. */
-    setEditState(chatId: string, callId: string, state: StoredFileEdit['state']): Promise<void>;
+    setEditState(chatId: string, editId: string, state: StoredFileEdit['state']): Promise<void>;
 
     listChats(storage: ChatStorage): Promise<{ chats: ChatSummary[]; unreadable: UnreadableChat[] }>;
     renameChat(storage: ChatStorage, chatId: string, title: string): Promise<void>;
@@ -121,7 +133,7 @@ export const QodeAssistChatClient = Symbol('QodeAssistChatClient');
  * the frontend never polls.
  */
 export interface QodeAssistChatClient {
-    onSessionEvents(sessionId: string, events: SessionEvent[]): void;
+    onSessionEvents(sessionId: string, events: ChatEvent[]): void;
     /** A write or execute tool wants to run: the chat shows the exact arguments and the user answers. */
     requestToolPermission(sessionId: string, request: PermissionRequest): Promise<PermissionAnswer>;
     /** The problems the IDE shows (language servers, linters) for a file path, or all. */

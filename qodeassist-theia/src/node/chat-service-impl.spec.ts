@@ -5,7 +5,7 @@ import { ConfigFixture, FAKE_KEYS, FakeProviderServer, openAITextRecording, open
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChatInput, ChatStorage, QodeAssistChatClient, SessionEvent, StoredChat } from '../common/chat-protocol';
+import { ChatEvent, ChatInput, ChatStorage, QodeAssistChatClient, SessionEvent, StoredChat } from '../common/chat-protocol';
 import { QodeAssistChatServiceImpl } from './chat-service-impl';
 
 describe('QodeAssistChatServiceImpl', () => {
@@ -229,6 +229,28 @@ describe('QodeAssistChatServiceImpl', () => {
         assert.equal(stored.edits.e1.diff, result.fileEdit.diff);
     });
 
+    it('keys each edit apart when the provider reuses a tool call id in the next request', async () => {
+        fixture.write(`${fixture.workspace}/twice.txt`, 'one\n');
+        const edit = (from: string, to: string) => openAIToolCallsRecording([{ id: 'call_0', name: 'edit_file', arguments: { path: 'twice.txt', old_text: from, new_text: to } }]);
+        server.enqueue(
+            { kind: 'replay', recording: edit('one', 'two') }, { kind: 'replay', recording: openAITextRecording('First.') },
+            { kind: 'replay', recording: edit('two', 'three') }, { kind: 'replay', recording: openAITextRecording('Second.') }
+        );
+        permissionAnswers.push('allow-chat');
+        const chatId = await open();
+        await service.send(chatId, input('first'), { workspacePath: fixture.workspace });
+        await finished(1);
+        await service.send(chatId, input('second'), { workspacePath: fixture.workspace });
+        assert.equal((await finished(2)).type, 'Finished');
+        const ids = received.flatMap(({ event }) => event.type === 'ToolResult' ? [(event as ChatEvent).editId] : []);
+        assert.deepEqual(ids, ['call_0', 'call_0#2']);
+        await service.setEditState(chatId, 'call_0#2', 'undone');
+        const stored = await saved(chatId);
+        assert.deepEqual(Object.entries(stored.edits).map(([id, record]) => [id, record.state, /-one\n\+two/.test(record.diff), /-two\n\+three/.test(record.diff)]), [
+            ['call_0', 'applied', true, false], ['call_0#2', 'undone', false, true]
+        ]);
+    });
+
     it('attaches files and images beside the chat, refuses oversized and binary ones, and sends them', async () => {
         const chatId = await open();
         const png = await service.attach(chatId, 'shot.png', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64'));
@@ -245,6 +267,11 @@ describe('QodeAssistChatServiceImpl', () => {
         await service.send(chatId, { text: 'forged', attachments: [{ path: '/etc/passwd', name: 'passwd', mediaType: 'text/plain' }] }, {});
         const refused = await finished(2);
         assert.ok(refused.type === 'Failed' && /The attachment passwd is not one of this chat's/.test(refused.error.message));
+        const escape = `${join(home, '.qodeassist', 'chats', chatId, 'attachments')}/../../${chatId}.json`;
+        await service.send(chatId, { text: 'forged', attachments: [{ path: escape, name: 'chat.json', mediaType: 'text/plain' }] }, {});
+        const escaped = await finished(3);
+        assert.ok(escaped.type === 'Failed' && /The attachment chat.json is not one of this chat's/.test(escaped.error.message), 'a path that leaves the folder with .. is refused');
+        assert.equal(server.requests.length, 1, 'nothing forged was sent');
     });
 
     it('estimates the next send with linked files and the role, and sends both', async () => {

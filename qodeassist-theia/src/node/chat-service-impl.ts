@@ -8,10 +8,10 @@ import { inject, injectable } from '@theia/core/shared/inversify';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import {
-    AgentChoice, ATTACHMENT_LIMITS, ChatInput, ChatSendOptions, ChatStorage, ChatToolSettings, OpenedChat, QodeAssistChatClient, QodeAssistChatService,
-    RoleChoice, SkillChoice
+    AgentChoice, ATTACHMENT_LIMITS, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, ChatToolSettings, OpenedChat, QodeAssistChatClient, QodeAssistChatService,
+    editIdOf, RoleChoice, SkillChoice
 } from '../common/chat-protocol';
 
 export const QodeAssistSecretsStore = Symbol('QodeAssistSecretsStore');
@@ -186,11 +186,11 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         return { chatId: id, chat: stored };
     }
 
-    async setEditState(chatId: string, callId: string, state: StoredFileEdit['state']): Promise<void> {
+    async setEditState(chatId: string, editId: string, state: StoredFileEdit['state']): Promise<void> {
         const chat = this.chatFor(chatId);
-        const edit = chat.record.edits[callId];
+        const edit = chat.record.edits[editId];
         if (!edit) {
-            throw new QodeAssistError({ category: 'Validation', message: `The chat has no edit from tool call ${callId}.` });
+            throw new QodeAssistError({ category: 'Validation', message: `The chat has no edit ${editId}.` });
         }
         edit.state = state;
         this.save(chat);
@@ -311,9 +311,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
 
     /** The user's blocks: attachments (checked to be this chat's own copies), then a skill invocation or the text. */
     private blocksOf(chat: Chat, input: ChatInput, options: ChatSendOptions): HistoryBlock[] {
-        const folder = join(chat.store.directory, chat.id, 'attachments') + sep;
         const attached = input.attachments.map((ref): HistoryBlock => {
-            if (!ref.path.startsWith(folder)) {
+            if (!chat.store.ownsAttachment(chat.id, ref.path)) {
                 throw new QodeAssistError({ category: 'Validation', message: `The attachment ${ref.name} is not one of this chat's; attach it again.` });
             }
             return ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref };
@@ -386,12 +385,18 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     }
 
     private forward(chat: Chat, agent: ResolvedAgent, events: readonly SessionEvent[]): void {
-        for (const event of events) {
-            if (event.type === 'ToolResult' && event.fileEdit) {
-                chat.record.edits[event.callId] = { ...event.fileEdit, state: 'applied' };
+        const forwarded = events.map((event): ChatEvent => {
+            if (event.type !== 'ToolResult' || !event.fileEdit) {
+                return explainAuthFailure(agent, event);
             }
-        }
-        this.client?.onSessionEvents(chat.id, events.map(event => explainAuthFailure(agent, event)));
+            // The round's results join the history after this event: count the earlier ones with this id.
+            const history = chat.session?.history ?? [];
+            const earlier = history.reduce((sum, message) => sum + message.blocks.filter(block => block.type === 'tool_result' && block.toolUseId === event.callId).length, 0);
+            const editId = editIdOf(event.callId, earlier);
+            chat.record.edits[editId] = { ...event.fileEdit, state: 'applied' };
+            return { ...event, editId };
+        });
+        this.client?.onSessionEvents(chat.id, forwarded);
         if (events.some(isTerminal)) {
             this.save(chat);
         }

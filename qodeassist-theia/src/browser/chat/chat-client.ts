@@ -3,13 +3,13 @@ import URI from '@theia/core/lib/common/uri';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { ProblemManager } from '@theia/markers/lib/browser/problem/problem-manager';
-import { Diagnostic, PermissionAnswer, PermissionRequest, QodeAssistChatClient, SessionEvent } from '../../common/chat-protocol';
+import { ChatEvent, Diagnostic, PermissionAnswer, PermissionRequest, QodeAssistChatClient } from '../../common/chat-protocol';
 import { toDiagnostics } from './diagnostics-conversion';
 import { ChatFileEdits } from './file-edits';
 
 export interface SessionEventsEnvelope {
     sessionId: string;
-    events: SessionEvent[];
+    events: ChatEvent[];
 }
 
 /** Receives every session event the backend pushes and fans it out; each chat widget listens for its own session. */
@@ -27,7 +27,7 @@ export class QodeAssistChatClientImpl implements QodeAssistChatClient {
 
     private readonly permissionHandlers = new Map<string, (request: PermissionRequest) => Promise<PermissionAnswer>>();
 
-    onSessionEvents(sessionId: string, events: SessionEvent[]): void {
+    onSessionEvents(sessionId: string, events: ChatEvent[]): void {
         this.onSessionEventsEmitter.fire({ sessionId, events });
     }
 

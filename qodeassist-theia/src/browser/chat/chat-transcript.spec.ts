@@ -32,7 +32,7 @@ describe('ChatTranscript', () => {
         transcript.apply({ type: 'TextDelta', requestId: 'r1', text: 'Done.' });
         const answer = transcript.messages[1];
         assert.deepEqual(answer.parts.map(part => part.kind), ['thinking', 'text', 'tool', 'text']);
-        assert.deepEqual(toolsOf(answer)[0].edit, { record: fileEdit, state: 'applied' });
+        assert.deepEqual(toolsOf(answer)[0].edit, { id: 'c1', record: fileEdit, state: 'applied' });
         assert.equal(answer.manifest?.estimate, 10);
         assert.deepEqual(transcript.editsOf(answer).map(tool => tool.callId), ['c1']);
     });
@@ -79,5 +79,39 @@ describe('ChatTranscript', () => {
         assert.deepEqual([edit.status, edit.edit?.state, edit.edit?.record.absolutePath], ['done', 'undone', '/w/a.ts']);
         assert.deepEqual([read.status, read.result], ['error', 'No result was recorded (the request ended first).']);
         assert.deepEqual(answer.usage, { inputTokens: 9, outputTokens: 1 });
+    });
+
+    it('keeps calls apart when a provider reuses an id across rounds, live and restored, each edit under its own key', () => {
+        const edit = (path: string) => ({ path, absolutePath: `/w/${path}`, diff: `-${path}\n`, created: false });
+        const transcript = new ChatTranscript();
+        transcript.beginTurn('edit both');
+        transcript.apply({ type: 'RequestStarted', requestId: 'r1' });
+        for (const [round, path] of [[1, 'a.ts'], [2, 'b.ts']] as const) {
+            transcript.apply({ type: 'ToolCallStart', requestId: 'r1', callId: 'call_0', name: 'edit_file' });
+            transcript.apply({ type: 'ToolCallEnd', requestId: 'r1', callId: 'call_0', name: 'edit_file', arguments: { path } });
+            transcript.apply({
+                type: 'ToolResult', requestId: 'r1', callId: 'call_0', name: 'edit_file', content: `Edited ${path}`, isError: false, fileEdit: edit(path),
+                editId: round === 1 ? 'call_0' : 'call_0#2'
+            });
+        }
+        const live = toolsOf(transcript.messages[1]);
+        assert.deepEqual(live.map(tool => [tool.arguments?.path, tool.result, tool.edit?.id]), [['a.ts', 'Edited a.ts', 'call_0'], ['b.ts', 'Edited b.ts', 'call_0#2']]);
+
+        const round = (path: string) => [
+            { role: 'assistant' as const, blocks: [{ type: 'tool_use' as const, id: 'call_0', name: 'edit_file', input: { path } }] },
+            { role: 'user' as const, blocks: [{ type: 'tool_result' as const, toolUseId: 'call_0', name: 'edit_file', content: `Edited ${path}`, isError: false }] }
+        ];
+        transcript.restore([
+            { role: 'user', blocks: [{ type: 'text', text: 'edit a and b' }] }, ...round('a.ts'), ...round('b.ts'),
+            { role: 'user', blocks: [{ type: 'text', text: 'and c' }] }, ...round('c.ts')
+        ], {
+            'call_0': { ...edit('a.ts'), state: 'applied' }, 'call_0#2': { ...edit('b.ts'), state: 'undone' }, 'call_0#3': { ...edit('c.ts'), state: 'applied' }
+        });
+        const restored = transcript.messages.filter(message => message.role === 'assistant').flatMap(toolsOf);
+        assert.deepEqual(restored.map(tool => [tool.arguments?.path, tool.result, tool.edit?.id, tool.edit?.record.path, tool.edit?.state]), [
+            ['a.ts', 'Edited a.ts', 'call_0', 'a.ts', 'applied'],
+            ['b.ts', 'Edited b.ts', 'call_0#2', 'b.ts', 'undone'],
+            ['c.ts', 'Edited c.ts', 'call_0#3', 'c.ts', 'applied']
+        ]);
     });
 });

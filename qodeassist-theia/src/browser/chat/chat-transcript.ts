@@ -1,9 +1,12 @@
-import type { ContextManifest, ErrorInfo, FileEditRecord, HistoryMessage, SessionEvent, StoredFileEdit, Usage } from '@qodeassist/core';
+import type { ContextManifest, ErrorInfo, FileEditRecord, HistoryMessage, StoredFileEdit, Usage } from '@qodeassist/core';
+import { ChatEvent, editIdOf } from '../../common/chat-protocol';
 
 export type ChatMessageStatus = 'streaming' | 'done' | 'cancelled' | 'failed';
 
 /** A file edit as the chat shows it: applied by the tool, undone by the user, or a failed undo/reapply. */
 export interface FileEditView {
+    /** The key the backend keeps the edit under (see editIdOf). */
+    id: string;
     record: FileEditRecord;
     state: StoredFileEdit['state'];
     /** Why the last undo or reapply did not work (the file changed since, …). */
@@ -66,6 +69,17 @@ export function toolsOf(message: ChatMessage): ToolActivity[] {
     return message.parts.flatMap(part => part.kind === 'tool' ? [part.tool] : []);
 }
 
+/** The newest call of an answer with this id: providers that number calls per round reuse ids across rounds. */
+function latestCall(message: ChatMessage, callId: string, running = false): ToolActivity | undefined {
+    const tools = toolsOf(message);
+    for (let i = tools.length - 1; i >= 0; i--) {
+        if (tools[i].callId === callId && (!running || tools[i].status === 'running')) {
+            return tools[i];
+        }
+    }
+    return undefined;
+}
+
 /**
  * The frontend's projection of one chat session: messages built from the session's
  * events, or from a saved history. It holds no truth of its own beyond what those said
@@ -107,7 +121,7 @@ export class ChatTranscript {
     }
 
     /** Applies one session event; returns whether anything visible changed. */
-    apply(event: SessionEvent): boolean {
+    apply(event: ChatEvent): boolean {
         const target = this.pending;
         if (!target) {
             return false;
@@ -124,7 +138,7 @@ export class ChatTranscript {
         message.revision++;
     }
 
-    private applyTo(target: ChatMessage, event: SessionEvent): boolean {
+    private applyTo(target: ChatMessage, event: ChatEvent): boolean {
         if (event.type === 'RequestStarted') {
             target.requestId = event.requestId;
             target.agent = event.agent;
@@ -154,7 +168,7 @@ export class ChatTranscript {
                 target.parts.push({ kind: 'tool', tool: { callId: event.callId, name: event.name, status: 'running' } });
                 return true;
             case 'ToolCallEnd': {
-                const tool = toolsOf(target).find(candidate => candidate.callId === event.callId);
+                const tool = latestCall(target, event.callId, true);
                 if (tool) {
                     tool.arguments = event.arguments;
                 } else {
@@ -163,11 +177,11 @@ export class ChatTranscript {
                 return true;
             }
             case 'ToolResult': {
-                const tool = toolsOf(target).find(candidate => candidate.callId === event.callId);
+                const tool = latestCall(target, event.callId, true);
                 if (tool) {
                     tool.status = event.isError ? 'error' : 'done';
                     tool.result = event.content;
-                    tool.edit = event.fileEdit ? { record: event.fileEdit, state: 'applied' } : undefined;
+                    tool.edit = event.fileEdit ? { id: event.editId ?? event.callId, record: event.fileEdit, state: 'applied' } : undefined;
                 }
                 return true;
             }
@@ -193,18 +207,23 @@ export class ChatTranscript {
     restore(history: readonly HistoryMessage[], edits: Readonly<Record<string, StoredFileEdit>>): void {
         this.clear();
         let answer: ChatMessage | undefined;
+        // Counted as the backend counts them when it keys an edit (editIdOf).
+        const results = new Map<string, number>();
         for (const message of history) {
             const toolResults = message.blocks.filter(block => block.type === 'tool_result');
-            if (message.role === 'user' && toolResults.length === message.blocks.length && answer) {
-                for (const block of toolResults) {
-                    const tool = toolsOf(answer).find(candidate => candidate.callId === block.toolUseId);
-                    if (tool) {
-                        tool.status = block.isError ? 'error' : 'done';
-                        tool.result = block.content;
-                        const edit = edits[block.toolUseId];
-                        tool.edit = edit ? { record: { path: edit.path, absolutePath: edit.absolutePath, diff: edit.diff, created: edit.created }, state: edit.state } : undefined;
-                    }
+            for (const block of toolResults) {
+                const earlier = results.get(block.toolUseId) ?? 0;
+                results.set(block.toolUseId, earlier + 1);
+                const tool = answer ? latestCall(answer, block.toolUseId, true) : undefined;
+                if (tool) {
+                    tool.status = block.isError ? 'error' : 'done';
+                    tool.result = block.content;
+                    const id = editIdOf(block.toolUseId, earlier);
+                    const edit = edits[id];
+                    tool.edit = edit ? { id, record: { path: edit.path, absolutePath: edit.absolutePath, diff: edit.diff, created: edit.created }, state: edit.state } : undefined;
                 }
+            }
+            if (message.role === 'user' && toolResults.length === message.blocks.length && answer) {
                 continue;
             }
             if (message.role === 'user') {

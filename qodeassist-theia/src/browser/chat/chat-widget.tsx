@@ -610,7 +610,8 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
 
     protected async setEdit(message: ChatMessage, tools: ToolActivity[], state: 'applied' | 'undone'): Promise<void> {
         const chatId = this.chatId ? await this.chatId : undefined;
-        for (const tool of tools) {
+        // Edits of one file build on each other: take them back newest first, apply them again oldest first.
+        for (const tool of state === 'undone' ? [...tools].reverse() : tools) {
             const edit = tool.edit;
             if (!edit || edit.state === state) {
                 continue;
@@ -620,7 +621,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 edit.state = state;
                 edit.problem = undefined;
                 if (chatId) {
-                    await this.chatService.setEditState(chatId, tool.callId, state);
+                    await this.chatService.setEditState(chatId, edit.id, state);
                 }
             } catch (error) {
                 edit.problem = error instanceof Error ? error.message : String(error);

@@ -3,6 +3,7 @@ import URI from '@theia/core/lib/common/uri';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { FileService } from '@theia/filesystem/lib/browser/file-service';
 import { MonacoTextModelService } from '@theia/monaco/lib/browser/monaco-text-model-service';
+import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import * as monaco from '@theia/monaco-editor-core';
 import { FileEditConflict, minimalChange, patchContent } from './file-edit-patch';
 
@@ -15,12 +16,14 @@ import { FileEditConflict, minimalChange, patchContent } from './file-edit-patch
 export class ChatFileEdits {
     @inject(MonacoTextModelService) protected readonly models: MonacoTextModelService;
     @inject(FileService) protected readonly files: FileService;
+    @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
 
     /** A tool writes `content` to a file (absolute path). */
     async write(path: string, content: string, options: { created: boolean }): Promise<void> {
         const uri = URI.fromFilePath(path);
-        if (options.created && !await this.files.exists(uri)) {
-            await this.files.create(uri, content);
+        if (options.created) {
+            // The tool saw no file; one that appeared since (or an unsaved editor's model) is not overwritten.
+            await this.files.create(uri, content, { overwrite: false });
             return;
         }
         await this.replace(uri, () => content);
@@ -28,7 +31,7 @@ export class ChatFileEdits {
 
     /** Takes an edit back. A created file is deleted, unless it was changed since. */
     async undo(record: FileEditRecord): Promise<void> {
-        const uri = URI.fromFilePath(record.absolutePath);
+        const uri = this.uriOf(record);
         if (record.created) {
             const current = await this.textOf(uri);
             if (patchContent(current, record, 'undo') !== '') {
@@ -42,12 +45,21 @@ export class ChatFileEdits {
 
     /** Applies an undone edit again. */
     async reapply(record: FileEditRecord): Promise<void> {
-        const uri = URI.fromFilePath(record.absolutePath);
+        const uri = this.uriOf(record);
         if (record.created && !await this.files.exists(uri)) {
             await this.files.create(uri, patchContent('', record, 'reapply'));
             return;
         }
         await this.replace(uri, current => patchContent(current, record, 'reapply'));
+    }
+
+    /** A saved chat can come from elsewhere: its edits may only touch the open workspace. */
+    protected uriOf(record: FileEditRecord): URI {
+        const uri = URI.fromFilePath(record.absolutePath);
+        if (!this.workspace.tryGetRoots().some(root => root.resource.isEqualOrParent(uri)) || uri.path.toString().split('/').includes('..')) {
+            throw new FileEditConflict(`${record.absolutePath} is outside the open workspace; QodeAssist only changes files in it. Open that workspace to undo or apply this edit.`);
+        }
+        return uri;
     }
 
     protected async textOf(uri: URI): Promise<string> {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PermissionAnswer, PermissionRequest } from '../ports/permission-prompt';
 import { ToolCall } from '../wire/assistant-turn';
+import { CancelledError } from '../wire/error-info';
 import { FILE_TOOLS, hasRipgrep } from './file-tools';
 import { createTodoTool } from './todo-tool';
 import { ToolContributorRegistry, ToolKitExecutor } from './toolkit';
@@ -175,6 +176,21 @@ describe('ToolKit', () => {
         assert.ok(!edited.isError, edited.content);
         assert.deepEqual(writes, ['export function add(a: number, b: number) {\n    return b + a; // typed, not saved\n}\n']);
         assert.match(edited.fileEdit?.diff ?? '', /-    return a \+ b; \/\/ typed, not saved\n\+    return b \+ a; \/\/ typed, not saved/);
+    });
+
+    it('a cancelled request stops waiting for an unanswered permission prompt and writes nothing', async () => {
+        const writes: string[] = [];
+        const never = new ToolKitExecutor(registry, 'chat-4', {
+            files: new WorkspaceFiles([root]),
+            permissions: { ask: () => new Promise(() => undefined) },
+            writer: { write: async path => { writes.push(path); } }
+        });
+        const controller = new AbortController();
+        const running = never.execute({ callId: 'c', name: 'create_file', arguments: { path: 'src/late.ts', content: 'x' } } as ToolCall, { requestId: 'r', signal: controller.signal });
+        await new Promise(resolve => setTimeout(resolve, 10));
+        controller.abort();
+        await assert.rejects(running, (error: unknown) => error instanceof CancelledError);
+        assert.deepEqual(writes, []);
     });
 
     it('create_file refuses to overwrite', async () => {

@@ -82,10 +82,9 @@ export class ToolKitExecutor implements ToolExecutor {
             return { isError: true, content: `Invalid arguments for ${tool.name}: ${problems}. Call it again with arguments matching its schema.` };
         }
         if (tool.permission !== 'read' && !this.allowedForChat.has(tool.name)) {
-            const answer = await this.options.permissions.ask({ tool: tool.name, permission: tool.permission, arguments: call.arguments, chatId: this.chatId });
-            if (context.signal?.aborted) {
-                throw new CancelledError();
-            }
+            const answer = await untilAborted(
+                this.options.permissions.ask({ tool: tool.name, permission: tool.permission, arguments: call.arguments, chatId: this.chatId }), context.signal
+            );
             if (answer === 'deny') {
                 return { isError: true, content: `The user denied ${tool.name} with these arguments. Do not retry it unchanged; ask the user or take another approach.` };
             }
@@ -103,4 +102,19 @@ export class ToolKitExecutor implements ToolExecutor {
             return { isError: true, content: message };
         }
     }
+}
+
+/** The promise's value, or CancelledError as soon as the signal aborts: a question nobody answers must not hold a cancelled request. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (!signal) {
+        return promise;
+    }
+    if (signal.aborted) {
+        return Promise.reject(new CancelledError());
+    }
+    return new Promise<T>((resolve, reject) => {
+        const abort = () => reject(new CancelledError());
+        signal.addEventListener('abort', abort, { once: true });
+        promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+    });
 }

@@ -26,6 +26,7 @@ export interface CompletionQuery {
     language: string;
     text: string;
     offset: number;
+    /** Other open editors (absolute paths); the backend keeps those in the workspace that no ignore rule hides. */
     openFiles?: Array<{ path: string; content: string }>;
     settings: CompletionQuerySettings;
 }

@@ -198,6 +198,17 @@ describe('QodeAssistChatServiceImpl', () => {
         next.dispose();
     });
 
+    it('renames an open chat while it answers; the save after the answer keeps the new title', async () => {
+        server.enqueue({ kind: 'replay', recording: openAITextRecording('Answer.') });
+        const chatId = await open();
+        await service.send(chatId, input('original title'), {});
+        await service.renameChat(storage, chatId, '  Renamed ');
+        await assert.rejects(service.renameChat(storage, chatId, ' '), /A chat title cannot be empty/);
+        assert.equal((await finished()).type, 'Finished');
+        await service.saved();
+        assert.equal((await saved(chatId)).title, 'Renamed');
+    });
+
     it('keeps workspace chats in the workspace\'s .qodeassist/chats', async () => {
         storage = { location: 'workspace', workspacePath: fixture.workspace };
         const chatId = await open();

@@ -213,12 +213,20 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     }
 
     async renameChat(storage: ChatStorage, chatId: string, title: string): Promise<void> {
+        const store = this.storeFor(storage);
         const open = this.chats.get(chatId);
-        await open?.saving;
-        const renamed = await this.storeFor(storage).rename(chatId, title);
-        if (open) {
-            open.record.title = renamed.title;
+        if (open?.store.directory !== store.directory) {
+            await store.rename(chatId, title);
+            return;
         }
+        // An open chat is saved only through its queue, so a save under way cannot undo the rename.
+        const trimmed = title.trim();
+        if (!trimmed) {
+            throw new QodeAssistError({ category: 'Validation', message: 'A chat title cannot be empty.' });
+        }
+        open.record.title = trimmed;
+        this.save(open);
+        await open.saving;
     }
 
     async deleteChat(storage: ChatStorage, chatId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
 import { ConfigurationService, EnvironmentSecretsStore } from '@qodeassist/core';
-import { ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaGenerateRecording, writeFakeAgents } from '@qodeassist/test';
+import { ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaChatRecording, ollamaGenerateRecording, writeFakeAgents } from '@qodeassist/test';
 import { join } from 'node:path';
 import { CompletionQuery } from '../common/completion-protocol';
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
@@ -54,6 +54,34 @@ describe('QodeAssistCompletionServiceImpl', () => {
         const huge = await service.complete(query('src/big.ts', `${'x'.repeat(1_000_001)}█`));
         assert.match(huge.skipped ?? '', /more than 1,000,000 characters/);
         assert.equal(server.requests.length, 0);
+    });
+
+    it('shares only open editors that are workspace files no ignore rule hides, named relative to the workspace', async () => {
+        // An instruct agent: its prompt lists the context files.
+        const instruct = new ConfigFixture();
+        try {
+            writeFakeAgents(instruct, server.url);
+            instruct.project_('agents/fake-instruct.toml', 'schema_version = 1\nname = "fake-instruct"\nextends = "ollama-completion"\nprovider_instance = "fake-ollama-provider"\nmodel = "fake-model"\n');
+            instruct.project_('agents/rosters.toml', 'schema_version = 1\n[completion]\nagents = ["fake-instruct"]\n');
+            instruct.write(join(instruct.workspace, '.qodeassistignore'), 'secret/\n');
+            const served = new QodeAssistCompletionServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => new ConfigurationService(instruct.roots) });
+            server.enqueue({ kind: 'replay', recording: ollamaChatRecording(['1;']) });
+            const openFiles = [
+                { path: join(instruct.workspace, 'src', 'helper.ts'), content: 'export const HELPER_MARKER = 1;\n' },
+                { path: join(instruct.workspace, 'secret', 'keys.ts'), content: 'export const IGNORED_MARKER = 2;\n' },
+                { path: '/etc/hosts', content: 'OUTSIDE_MARKER\n' }
+            ];
+            const base = query('src/use.ts', 'const x = █');
+            const answer = await served.complete({ ...base, workspacePath: instruct.workspace, file: join(instruct.workspace, 'src', 'use.ts'), openFiles, settings: { ...base.settings, openFilesBudget: 4_000 } });
+            served.dispose();
+            assert.equal(answer.error, undefined);
+            const body = server.requests[0].body;
+            assert.match(body, /Context file src\/helper\.ts:\\n```\\nexport const HELPER_MARKER/);
+            assert.doesNotMatch(body, /IGNORED_MARKER|OUTSIDE_MARKER/);
+            assert.ok(!body.includes(instruct.workspace), 'no absolute path reaches the model');
+        } finally {
+            instruct.dispose();
+        }
     });
 
     it('cancel(id) cancels that query only and it answers as cancelled; errors come back as data', async () => {

@@ -28,7 +28,8 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         if (query.text.length > MAX_FILE_CHARS) {
             return { text: '', skipped: `the file has more than ${MAX_FILE_CHARS.toLocaleString('en')} characters`, elapsedMs: elapsed() };
         }
-        if (query.workspacePath && this.ignored(query)) {
+        const files = query.workspacePath ? this.filesOf(query.workspacePath, query.settings.useGitignore) : undefined;
+        if (files && this.ignored(files, query.file)) {
             return { text: '', skipped: `${query.relativePath} is excluded by .qodeassistignore or .gitignore`, elapsedMs: elapsed() };
         }
         const controller = new AbortController();
@@ -39,7 +40,7 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
                 // Without a language extension the editor says plaintext; the file name still tells the model more.
                 file: query.file, relativePath: query.relativePath, language: query.language === 'plaintext' ? languageOfPath(query.file) : query.language,
                 text: query.text, offset: query.offset,
-                project: query.project, openFiles: query.openFiles
+                project: query.project, openFiles: this.shareable(files, query.openFiles)
             }, controller.signal);
             return { text: outcome.text, source: outcome.source, agent: outcome.agent, elapsedMs: elapsed() };
         } catch (error) {
@@ -69,13 +70,35 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         }
     }
 
-    private ignored(query: CompletionQuery): boolean {
+    private filesOf(workspacePath: string, useGitignore: boolean): WorkspaceFiles | undefined {
         try {
-            const files = new WorkspaceFiles([query.workspacePath!], { useGitignore: query.settings.useGitignore });
-            return files.isIgnored(files.resolve(query.file));
+            return new WorkspaceFiles([workspacePath], { useGitignore });
+        } catch {
+            return undefined;
+        }
+    }
+
+    private ignored(files: WorkspaceFiles, path: string): boolean {
+        try {
+            return files.isIgnored(files.resolve(path));
         } catch {
             return false;
         }
+    }
+
+    /** Open editors go to the model only when they are workspace files no ignore rule hides, named relative to it. */
+    private shareable(files: WorkspaceFiles | undefined, open: CompletionQuery['openFiles']): CompletionQuery['openFiles'] {
+        if (!open?.length || !files) {
+            return undefined;
+        }
+        return open.flatMap(file => {
+            try {
+                const path = files.resolve(file.path);
+                return files.isIgnored(path) ? [] : [{ path: path.relative, content: file.content }];
+            } catch {
+                return [];
+            }
+        });
     }
 
     /** The engine of a configuration; its settings come from the query being served. */

@@ -192,6 +192,11 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
     });
 
     it('summarizes into a new chat that links back to the kept original', async () => {
+        // A file waiting in the composer goes along with the first message of the summary chat.
+        await page.locator('.qa-chat .qa-composer').dispatchEvent('drop', {
+            dataTransfer: await dataTransfer(page, [{ name: 'plan.md', type: 'text/markdown', base64: Buffer.from('step one').toString('base64') }])
+        });
+        await page.locator('.qa-chat .qa-composer .qa-chip[data-attachment="plan.md"]').waitFor({ timeout: 10_000 });
         fake.enqueue({ kind: 'replay', recording: openAITextRecording('The user shared notes (ship on Friday) and an image, and asked about two files.') });
         await page.locator('.qa-chat button[data-action=summarize]').click();
         const note = page.locator('.qa-chat .qa-summary-note');
@@ -205,6 +210,7 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         await chat.send('go on');
         await chat.waitForLastAnswer('done');
         assert.match(JSON.stringify(lastBody().messages), /Summary of the conversation so far[\s\S]*go on/);
+        assert.match(lastUserContent(), /Attached file plan.md:\\n```\\nstep one/, 'the waiting attachment was copied beside the summary chat');
         assert.doesNotMatch(JSON.stringify(lastBody().messages), /do you remember the notes/, 'the summary replaced the history');
         await note.locator('a.qa-open-original').click();
         await page.waitForFunction(() => document.querySelectorAll('.qa-chat').length === 2, undefined, { timeout: 20_000 });

@@ -34,3 +34,10 @@ export function ollamaGenerateRecording(pieces: readonly string[]): string {
     return pieces.map(response => line({ response, done: false })).join('')
         + line({ response: '', done: true, done_reason: 'stop', prompt_eval_count: 64, eval_count: pieces.length });
 }
+
+/** An Ollama /api/chat answer streamed in the given pieces, one NDJSON line each. */
+export function ollamaChatRecording(pieces: readonly string[]): string {
+    const line = (fields: object) => `${JSON.stringify({ model: 'fake-model', created_at: '2026-11-22T10:00:00.000000Z', ...fields })}\n`;
+    return pieces.map(content => line({ message: { role: 'assistant', content }, done: false })).join('')
+        + line({ message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 64, eval_count: pieces.length });
+}

@@ -31,6 +31,8 @@ const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg
 interface Attachment {
     ref: ContentRef;
     view: AttachmentView;
+    /** Kept until sent: when the view switches chats (summarize, open), the copy is made again beside the new one. */
+    bytes: Uint8Array;
 }
 
 interface Suggestions {
@@ -173,6 +175,11 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             dispose: () => {
                 clearTimeout(this.estimateTimer);
                 clearTimeout(this.streamRenderTimer);
+                // A prompt nobody can answer any more must not hold the backend's tool loop.
+                for (const pending of this.permissions) {
+                    pending.answer('deny');
+                }
+                this.permissions = [];
                 const chat = this.chatId;
                 this.chatId = undefined;
                 void chat?.then(id => this.chatService.closeSession(id)).catch(() => undefined);
@@ -294,10 +301,11 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         }
         this.composerError = undefined;
         try {
-            const mentioned = await this.attachMentions(message);
+            // Summarize first: what is uploaded from here on belongs to the chat that will be sent.
             if (await this.autoCompress(message)) {
                 this.update();
             }
+            const mentioned = await this.attachMentions(message);
             const attachments = [...this.attachments, ...mentioned];
             this.draft = '';
             if (this.inputElement) {
@@ -396,14 +404,14 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         try {
             this.storageLocation = location;
             const opened = await this.chatService.openSession(this.storage(location), chatId);
-            this.showChat(opened, location);
+            await this.showChat(opened, location);
         } catch (error) {
             this.notice = error instanceof Error ? error.message : String(error);
             this.update();
         }
     }
 
-    protected showChat(opened: OpenedChat, location: ChatStorage['location']): void {
+    protected async showChat(opened: OpenedChat, location: ChatStorage['location']): Promise<void> {
         this.chatId = Promise.resolve(this.bind(opened.chatId));
         this.savedChat = { chatId: opened.chatId, location };
         this.transcript.restore(opened.chat?.history ?? [], opened.chat?.edits ?? {});
@@ -416,8 +424,22 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         this.title.caption = opened.chat?.title ?? this.title.label;
         this.stickToBottom = true;
         this.notice = undefined;
+        await this.adoptAttachments();
         this.scheduleEstimate();
         this.update();
+    }
+
+    /** Attachments waiting in the composer were copied beside the previous chat; the new one gets its own copies. */
+    protected async adoptAttachments(): Promise<void> {
+        const waiting = this.attachments;
+        this.attachments = [];
+        for (const attachment of waiting) {
+            try {
+                this.attachments = [...this.attachments, await this.upload(attachment.view.name, attachment.view.mediaType, attachment.bytes)];
+            } catch (error) {
+                this.composerError = error instanceof Error ? error.message.replace(/^Request failed: /, '') : String(error);
+            }
+        }
     }
 
     /** Replaces the conversation by a summary in a new chat linked to this one; the original stays saved. */
@@ -430,7 +452,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         this.update();
         try {
             const opened = await this.chatService.summarize(await this.chatId, this.sendOptions());
-            this.showChat(opened, this.storage().location);
+            await this.showChat(opened, this.storage().location);
         } catch (error) {
             this.notice = `Summarizing failed: ${error instanceof Error ? error.message : String(error)}`;
         } finally {
@@ -458,7 +480,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             throw new Error(`"${name}" is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; the chat takes ${image ? 'images' : 'files'} up to ${(limit / 1024 / 1024).toFixed(1)} MB.`);
         }
         const ref = await this.chatService.attach(await this.ensureChat(), name, mediaType, toBase64(bytes));
-        return { ref, view: { name, mediaType } };
+        return { ref, view: { name, mediaType }, bytes };
     }
 
     protected async addAttachments(files: Array<{ name: string; mediaType: string; bytes: () => Promise<Uint8Array> }>): Promise<void> {

@@ -190,7 +190,7 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
                 break;
             }
             chars += content.length;
-            files.push({ path: this.workspace.getWorkspaceRootUri(uri)?.relative(uri)?.toString() ?? uri.path.fsPath(), content });
+            files.push({ path: uri.path.fsPath(), content });
         }
         return files;
     }

@@ -13,6 +13,9 @@ export type WireProtocolName =
 
 export type RequestBody = Record<string, unknown>;
 
+/** Protocols that hold a conversation (messages in, an assistant message out); the others only fill in code. */
+export const CHAT_PROTOCOLS: ReadonlySet<WireProtocolName> = new Set<WireProtocolName>(['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'ollama-chat']);
+
 /**
  * One wire protocol: how its stream is framed and decoded, and how a tool round is
  * replayed — the original payload plus the assistant message plus the tool results,

@@ -1,5 +1,5 @@
 import {
-    ChatStore, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
+    CHAT_PROTOCOLS, ChatStore, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
     createBuiltinTools, defaultConfigRoots, defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, keySourceOf,
     pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, SkillsEngine, StoredChat,
     StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles
@@ -470,9 +470,6 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         return chat;
     }
 }
-
-/** Agents that can hold a conversation; FIM agents only complete code. */
-const CHAT_PROTOCOLS = new Set(['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'ollama-chat']);
 
 function formatBytes(bytes: number): string {
     return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;

@@ -6,7 +6,7 @@ import {
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
-import { ollamaGenerateRecording, openAITextRecording } from '../fake-provider/recordings';
+import { ollamaGenerateRecording, openAITextRecording, openAITextStreamRecording } from '../fake-provider/recordings';
 
 const CURSOR = '█';
 
@@ -112,6 +112,17 @@ describe('CompletionEngine over the fake provider', () => {
         assert.equal(outcome.text, 'price * count');
         assert.equal(await server.requests[0].ended, 'aborted-by-client', 'the rest was not waited for');
         assert.ok(server.requests[0].recordsSent < 3, String(server.requests[0].recordsSent));
+    });
+
+    it('an instruct agent inside a line is not cut at a line of prose: it stops after the first line of code in its fence', async () => {
+        completionAgent = 'fake-instruct';
+        server.enqueue({
+            kind: 'replay', chunkDelayMs: 300,
+            recording: openAITextStreamRecording(['Here is the expression:\n', '```ts\n', 'price * count\n', 'const other = 1;\n', '```\n', 'It multiplies.'])
+        });
+        const outcome = await engine.complete(at('f.ts', 'const total = █ + tax;\n'));
+        assert.equal(outcome.text, 'price * count');
+        assert.equal(await server.requests[0].ended, 'aborted-by-client', 'the rest was not waited for');
     });
 
     it('a provider failure rejects with its typed error; an aborted caller settles as cancelled', async () => {

@@ -4,6 +4,7 @@ import { TokenEstimator } from '../../context/token-estimator';
 import { SessionEvent } from '../../session/session-events';
 import { SessionManager } from '../../session/session-manager';
 import { CancelledError, ErrorInfo, QodeAssistError } from '../../wire/error-info';
+import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';
 import { CompletionCache } from './completion-cache';
 import { CompletionContextOptions, cursorWindow, DEFAULT_CONTEXT } from './completion-context';
 import { DEFAULT_POSTPROCESS, isSingleLine, postprocessCompletion, PostprocessOptions, stripThinking } from './completion-postprocess';
@@ -133,6 +134,8 @@ export class CompletionEngine {
             files: this.openFilesWithin(request.openFiles ?? [], settings.openFilesBudget)
         };
         const singleLine = isSingleLine(around, settings.postprocess);
+        // A FIM model's first line is code; an instruct model may write a line of prose before its fence.
+        const firstLineDone = CHAT_PROTOCOLS.has(agent.protocol) ? hasFirstFencedLine : hasCompleteFirstLine;
         let text = '';
         let requestId: string | undefined;
         let settle!: (outcome: { error?: ErrorInfo; cancelled?: boolean }) => void;
@@ -144,7 +147,7 @@ export class CompletionEngine {
                     requestId = event.requestId;
                 } else if (event.type === 'TextDelta') {
                     text += event.text;
-                    if (singleLine && !stoppedEarly && hasCompleteFirstLine(text)) {
+                    if (singleLine && !stoppedEarly && firstLineDone(text)) {
                         // One line is all the cursor can take: stop paying for the rest.
                         stoppedEarly = true;
                         void session.cancel();
@@ -200,6 +203,12 @@ function hasCompleteFirstLine(text: string): boolean {
     const thinking = /<think>(?![\s\S]*<\/think>)/.test(text);
     const visible = stripThinking(text, { prefix: '', suffix: '' }, DEFAULT_POSTPROCESS).replace(/^\s+/, '');
     return !thinking && !visible.startsWith('```') && /\S[^\n]*\n/.test(visible);
+}
+
+/** An instruct answer's first line of code is complete: the line after an opening fence. Unfenced answers run to their end. */
+function hasFirstFencedLine(text: string): boolean {
+    const visible = stripThinking(text, { prefix: '', suffix: '' }, DEFAULT_POSTPROCESS);
+    return /(^|\n)[ \t]*```[^\n]*\n[ \t]*\S[^\n]*\n/.test(visible);
 }
 
 function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {

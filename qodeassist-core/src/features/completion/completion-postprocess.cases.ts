@@ -81,6 +81,11 @@ export const POSTPROCESS_CASES: readonly PostprocessCase[] = [
     { name: 'js: closing quote merged', language: 'javascript', file: 'const s = "█";\n', output: 'hello";', expected: 'hello' },
     { name: 'ts: partial closer merged', language: 'typescript', file: 'f(g(█));\n', output: 'x)', expected: 'x' },
     { name: 'rust: closer inside a multi-line answer only at its end', language: 'rust', file: 'call(█)\n', output: 'a,\n    b)', expected: 'a,\n    b' },
+    { name: 'ts: a call the completion closes itself keeps its paren', language: 'typescript', file: 'foo(█)\n', output: 'bar()', expected: 'bar()' },
+    { name: 'ts: own call kept, the extra closer dropped', language: 'typescript', file: 'foo(█)\n', output: 'bar())', expected: 'bar()' },
+    { name: 'python: a list the completion opens keeps its bracket', language: 'python', file: 'xs = [█]\n', output: 'ys[0]', expected: 'ys[0]' },
+    { name: 'js: a string the completion closes itself keeps its quote', language: 'javascript', file: 'log(█);\n', output: '"done");', expected: '"done"' },
+    { name: 'go: a block the completion opens keeps its brace', language: 'go', file: 'f(█})\n', output: 'func() {}', expected: 'func() {}' },
 
     // Trailing whitespace.
     { name: 'python: trailing newlines removed', language: 'python', file: 'def f():\n    █\n', output: 'pass\n\n\n', expected: 'pass' },

@@ -134,22 +134,59 @@ export const stopAtSuffixOverlap: Stage = (text, context) => {
     return text;
 };
 
-/** Closing characters right of the cursor (`) ] } ; ,`) that the completion also ends with are not typed twice. */
+/**
+ * Closing characters right of the cursor (`) ] } ; ,` and quotes) that the completion also ends
+ * with are not typed twice — but only closers the completion does not open itself: `foo(█)`
+ * completed with `bar()` keeps its own `)`, with `a, b)` it drops the extra one.
+ */
 export const mergeClosingTail: Stage = (text, context) => {
     const right = lineAfter(context.suffix).trim();
     if (!right || !/^[)\]};,'"`>]+$/.test(right)) {
         return text;
     }
-    const lines = text.split('\n');
-    const last = lines[lines.length - 1].replace(/[ \t]+$/, '');
-    for (let size = Math.min(right.length, last.length); size >= 1; size--) {
-        if (last.endsWith(right.slice(0, size))) {
-            lines[lines.length - 1] = last.slice(0, last.length - size);
-            return lines.join('\n');
+    const body = text.replace(/[ \t]+$/, '');
+    if (body.slice(body.lastIndexOf('\n') + 1).length === 0) {
+        return text;
+    }
+    const surplus = surplusClosers(body);
+    for (let size = Math.min(right.length, body.length - body.lastIndexOf('\n') - 1); size >= 1; size--) {
+        const tail = body.length - size;
+        if (body.endsWith(right.slice(0, size)) && [...right.slice(0, size)].every((char, i) => !CLOSERS.has(char) && !QUOTES.has(char) || surplus.has(tail + i))) {
+            return body.slice(0, tail);
         }
     }
     return text;
 };
+
+const PAIRS: Readonly<Record<string, string>> = { ')': '(', ']': '[', '}': '{' };
+const CLOSERS = new Set(Object.keys(PAIRS));
+const QUOTES = new Set(['"', "'", '`']);
+
+/** Positions of the closers and quotes in `text` that close something opened before it (in the prefix). */
+function surplusClosers(text: string): Set<number> {
+    const surplus = new Set<number>();
+    const open: string[] = [];
+    for (let i = 0; i < text.length; i++) {
+        const char = text[i];
+        if (char === '(' || char === '[' || char === '{') {
+            open.push(char);
+        } else if (CLOSERS.has(char)) {
+            if (open.at(-1) === PAIRS[char]) {
+                open.pop();
+            } else {
+                surplus.add(i);
+            }
+        }
+    }
+    for (const quote of QUOTES) {
+        // An odd count: the last one closes a string the prefix opened.
+        const count = [...text].filter(char => char === quote).length;
+        if (count % 2 === 1) {
+            surplus.add(text.lastIndexOf(quote));
+        }
+    }
+    return surplus;
+}
 
 /** No trailing blank lines or spaces at the end of the insertion. */
 export const trimEnd: Stage = text => text.replace(/\s+$/, '');

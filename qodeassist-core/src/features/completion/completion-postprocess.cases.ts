@@ -51,6 +51,8 @@ export const POSTPROCESS_CASES: readonly PostprocessCase[] = [
     { name: 'ts: repeated line above dropped', language: 'typescript', file: 'const a = 1;\n█\n', output: 'const a = 1;\nconst b = 2;', expected: 'const b = 2;' },
     { name: 'python: repeated line above as only line gives nothing', language: 'python', file: 'import os\n█\n', output: 'import os', expected: '' },
     { name: 'cpp: different line above kept', language: 'cpp', file: '#include <vector>\n█\n', output: '#include <string>', expected: '#include <string>' },
+    { name: 'go: a closing brace under a closing brace is kept', language: 'go', file: 'if a {\n\tif b {\n\t\tx()\n\t}\n█\n', output: '}', expected: '}' },
+    { name: 'ruby: an end under an end is kept', language: 'ruby', file: 'def f\n  if x\n    y\n  end\n█\n', output: 'end', expected: 'end' },
     { name: 'java: repeated indented line above dropped', language: 'java', file: 'class A {\n    int a;\n    █\n}\n', output: '    int a;\n    int b;', expected: 'int b;' },
 
     // Single line vs multi-line.

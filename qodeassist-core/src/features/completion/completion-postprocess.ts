@@ -86,7 +86,8 @@ export const stripLineEcho: Stage = (text, context) => {
 export const dropRepeatedLineAbove: Stage = (text, context) => {
     const lines = context.prefix.split('\n');
     const above = lines.length >= 2 ? lines[lines.length - 2].trim() : '';
-    if (!above || lineBefore(context.prefix).trim()) {
+    // A bare closer (`}`, `end`) may rightly come again: only a line with some code in it counts as repeated.
+    if (!/\w.*\W|\W.*\w/.test(above) || lineBefore(context.prefix).trim()) {
         return text;
     }
     const [first, ...rest] = text.split('\n');

@@ -44,10 +44,19 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             provideInlineCompletions: (model, position, context, token) => this.provide(model, position, context, token),
             disposeInlineCompletions: () => undefined
         }));
-        const watch = (model: monaco.editor.ITextModel) => this.toDispose.push(model.onDidChangeContent(event => {
-            const inserted = event.changes.reduce((sum, change) => sum + change.text.length, 0);
-            this.typed.set(model.uri.toString(), (this.typed.get(model.uri.toString()) ?? 0) + inserted);
-        }));
+        const watch = (model: monaco.editor.ITextModel) => {
+            const key = model.uri.toString();
+            const listening = this.toDispose.push(model.onDidChangeContent(event => {
+                const inserted = event.changes.reduce((sum, change) => sum + change.text.length, 0);
+                this.typed.set(key, (this.typed.get(key) ?? 0) + inserted);
+            }));
+            // Models come and go with editors: forget each one when it goes.
+            const closing = model.onWillDispose(() => {
+                listening.dispose();
+                closing.dispose();
+                this.typed.delete(key);
+            });
+        };
         monaco.editor.getModels().forEach(watch);
         this.toDispose.push(monaco.editor.onDidCreateModel(watch));
         this.status.setEnabled(this.preferences['qodeassist.completion.enabled']);

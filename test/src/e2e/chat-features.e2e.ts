@@ -77,6 +77,22 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         assert.deepEqual(readdirSync(join(app.workspace, '.qodeassist', 'chats', stored[0], 'attachments')).sort(), ['notes.md', 'shot.png']);
     });
 
+    it('attaches a workspace file through the paperclip\'s file dialog; a chip can be removed before sending', async () => {
+        await page.locator('.qa-chat button[data-action=attach]').click();
+        const dialog = page.locator('.dialogBlock', { hasText: 'Attach files or images' });
+        await dialog.waitFor({ timeout: 10_000 });
+        await dialog.locator('.theia-TreeNode', { hasText: /^src$/ }).dblclick();
+        await dialog.locator('.theia-TreeNode', { hasText: 'farewell.ts' }).click();
+        await dialog.locator('button.theia-button.main').click();
+        const chip = page.locator('.qa-chat .qa-composer .qa-chip[data-attachment="farewell.ts"]');
+        await chip.waitFor({ timeout: 10_000 });
+        await page.screenshot({ path: screenshotPath('chat-attach-dialog') });
+        const copies = readdirSync(join(app.workspace, '.qodeassist', 'chats'), { withFileTypes: true }).filter(entry => entry.isDirectory());
+        assert.ok(copies.some(entry => existsSync(join(app.workspace, '.qodeassist', 'chats', entry.name, 'attachments', 'farewell.ts'))), 'a copy is kept beside the chat');
+        await chip.locator('button.qa-chip-remove').click();
+        assert.equal(await page.locator('.qa-chat .qa-composer .qa-chip').count(), 0);
+    });
+
     it('@-mentions a workspace file from the suggestions and sends its content', async () => {
         await chat.input.fill('');
         await chat.input.pressSequentially('explain @gree');
@@ -217,5 +233,57 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         const original = page.locator('.qa-chat').filter({ hasText: 'do you remember the notes?' });
         await original.waitFor({ timeout: 10_000 });
         assert.equal(existsSync(join(app.workspace, '.qodeassist', 'chats')), true);
+    });
+
+    it('exports, renames and deletes saved chats from the history list; an open chat is not deleted', async () => {
+        const chats = join(app.workspace, '.qodeassist', 'chats');
+        const stored = () => readdirSync(chats).filter(name => name.endsWith('.json')).map(name => JSON.parse(readFileSync(join(chats, name), 'utf8')) as { id: string; title: string });
+        const originalId = stored().find(chat => chat.title === 'what do you see?')!.id;
+        const historyRow = async (title: string) => {
+            await runCommand(page, 'QodeAssist: Chat History…');
+            const row = page.locator(`.quick-input-list .monaco-list-row[aria-label^="${title},"]`);
+            await row.waitFor({ timeout: 10_000 });
+            await row.hover();
+            return row;
+        };
+        const until = async (what: string, test: () => boolean) => {
+            for (let i = 0; i < 200 && !test(); i++) {
+                await page.waitForTimeout(50);
+            }
+            assert.ok(test(), what);
+        };
+
+        await (await historyRow('what do you see?')).getByRole('button', { name: 'Export as Markdown' }).click();
+        const exports = join(app.workspace, '.qodeassist', 'exports');
+        const exported = join(exports, `what-do-you-see-${originalId.slice(0, 8)}.md`);
+        await until('the chat is exported as Markdown', () => existsSync(exported));
+        assert.match(readFileSync(exported, 'utf8'), /^# what do you see\?\n[\s\S]*## You\n\n> Attached: notes.md\n\n> Attached: shot.png\n\nwhat do you see\?\n\n## QodeAssist\n\nI see a tiny image and your notes\./);
+        await page.locator('.theia-editor .monaco-editor').filter({ hasText: 'what do you see?' }).first().waitFor({ timeout: 10_000 });
+
+        await (await historyRow('what do you see?')).getByRole('button', { name: 'Rename' }).click();
+        const input = page.locator('.quick-input-widget input.input');
+        await input.waitFor({ timeout: 10_000 });
+        await input.fill('Notes and image');
+        await input.press('Enter');
+        await until('the open chat is renamed on disk', () => stored().find(chat => chat.id === originalId)?.title === 'Notes and image');
+
+        await (await historyRow('Notes and image')).getByRole('button', { name: 'Delete' }).click();
+        await page.locator('.theia-notification-message', { hasText: 'This chat is open; close its view before deleting it' }).first().waitFor({ timeout: 10_000 });
+        assert.ok(existsSync(join(chats, `${originalId}.json`)));
+        await page.keyboard.press('Escape');
+
+        // Close the original's view: move it into the editor area, where its tab has a close button.
+        const originalView = page.locator('.qa-chat').filter({ hasText: 'do you remember the notes?' });
+        await originalView.locator('.qa-input').click();
+        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
+        await page.locator('#theia-main-content-panel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabCloseIcon').click();
+        await page.waitForFunction(() => document.querySelectorAll('.qa-chat').length === 1, undefined, { timeout: 10_000 });
+        assert.equal(await originalView.count(), 0, 'the original\'s view is the one closed');
+        const row = await historyRow('Notes and image');
+        await row.getByRole('button', { name: 'Delete' }).click();
+        await until('the chat file and its folder are deleted', () => !existsSync(join(chats, `${originalId}.json`)) && !existsSync(join(chats, originalId)));
+        await page.locator('.quick-input-list .monaco-list-row[aria-label^="Notes and image,"]').waitFor({ state: 'detached', timeout: 10_000 });
+        await page.screenshot({ path: screenshotPath('chat-history-after-delete') });
+        await page.keyboard.press('Escape');
     });
 });

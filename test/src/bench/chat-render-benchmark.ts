@@ -21,6 +21,8 @@ export interface MainThreadWindow {
     /** Sum over long tasks of the time beyond 50 ms. */
     blockingMs: number;
     framesPerSecond: number;
+    /** When each long task began, in seconds from the window's start. */
+    longTaskStarts: number[];
 }
 
 export interface ChatRenderResult {
@@ -49,11 +51,11 @@ export function markdownAnswer(tokens: number): string[] {
 
 async function observe(page: Page): Promise<void> {
     await page.evaluate(() => {
-        const state = { longTasks: [] as number[], frames: 0, started: performance.now(), running: true };
+        const state = { longTasks: [] as Array<{ duration: number; start: number }>, frames: 0, started: performance.now(), running: true };
         (window as unknown as { __qaBench: typeof state }).__qaBench = state;
         new PerformanceObserver(list => {
             for (const entry of list.getEntries()) {
-                state.longTasks.push(entry.duration);
+                state.longTasks.push({ duration: entry.duration, start: entry.startTime });
             }
         }).observe({ type: 'longtask' });
         const tick = () => {
@@ -68,15 +70,17 @@ async function observe(page: Page): Promise<void> {
 
 async function collect(page: Page): Promise<MainThreadWindow> {
     return page.evaluate(() => {
-        const state = (window as unknown as { __qaBench: { longTasks: number[]; frames: number; started: number; running: boolean } }).__qaBench;
+        const state = (window as unknown as { __qaBench: { longTasks: Array<{ duration: number; start: number }>; frames: number; started: number; running: boolean } }).__qaBench;
         state.running = false;
         const seconds = (performance.now() - state.started) / 1000;
+        const long = state.longTasks.filter(task => task.duration > 50);
         return {
             seconds,
-            longTasks: state.longTasks.filter(duration => duration > 50).length,
-            longestMs: Math.max(0, ...state.longTasks),
-            blockingMs: state.longTasks.reduce((sum, duration) => sum + Math.max(0, duration - 50), 0),
-            framesPerSecond: state.frames / seconds
+            longTasks: long.length,
+            longestMs: Math.max(0, ...state.longTasks.map(task => task.duration)),
+            blockingMs: long.reduce((sum, task) => sum + task.duration - 50, 0),
+            framesPerSecond: state.frames / seconds,
+            longTaskStarts: long.map(task => (task.start - state.started) / 1000)
         };
     });
 }
@@ -141,7 +145,7 @@ export async function measureChatRender(): Promise<ChatRenderResult> {
 
 export function chatRenderTable(result: ChatRenderResult): string {
     const row = (name: string, window: MainThreadWindow) =>
-        `| ${name} | ${window.seconds.toFixed(1)} s | ${window.longTasks} | ${window.longestMs.toFixed(0)} ms | ${window.blockingMs.toFixed(0)} ms | ${window.framesPerSecond.toFixed(0)} |`;
+        `| ${name} | ${window.seconds.toFixed(1)} s | ${window.longTasks}${window.longTasks ? ` (at ${window.longTaskStarts.map(start => `${start.toFixed(1)} s`).join(', ')})` : ''} | ${window.longestMs.toFixed(0)} ms | ${window.blockingMs.toFixed(0)} ms | ${window.framesPerSecond.toFixed(0)} |`;
     const fps = result.streaming.map(window => window.framesPerSecond).sort((a, b) => a - b);
     return [
         '| window | length | long tasks > 50 ms | longest task | blocking time | frames/s |',

@@ -48,6 +48,28 @@ describe('FakeProviderServer', () => {
         assert.deepEqual(statuses, [401, 503, 200]);
     });
 
+    it('answers from the request when the scenario is dynamic, after the first-byte delay', async () => {
+        server.setDefault({
+            kind: 'dynamic',
+            respond: body => ({ kind: 'status', status: 200, body: JSON.stringify({ echo: JSON.parse(body).messages.at(-1).content }), firstByteDelayMs: 150 })
+        });
+        const started = Date.now();
+        const response = await post(`${server.url}/v1/chat/completions`, userTurn('ping'));
+        assert.deepEqual(await response.json(), { echo: 'ping' });
+        assert.ok(Date.now() - started >= 140, `answered after ${Date.now() - started} ms`);
+    });
+
+    it('a client that gives up during the first-byte delay ends the request as aborted', async () => {
+        server.setDefault({ kind: 'replay', recording: 'data: {}\n\n', firstByteDelayMs: 300 });
+        const controller = new AbortController();
+        const pending = fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(userTurn('x')), signal: controller.signal }).catch(() => undefined);
+        await new Promise(resolve => setTimeout(resolve, 50));
+        controller.abort();
+        await pending;
+        assert.equal(await server.requests[0].ended, 'aborted-by-client');
+        assert.equal(server.requests[0].recordsSent, 0);
+    });
+
     it('resets the connection after the given number of records', async () => {
         server.enqueue({ kind: 'replay', fixture: 'openai-chat/text.sse', resetAfterRecords: 2 });
         const response = await post(`${server.url}/v1/chat/completions`, userTurn('x'));

@@ -141,7 +141,14 @@ export class FakeProviderServer {
             finish('unmatched');
             return;
         }
-        const scenario = this.pickScenario(protocol, body);
+        const picked = this.pickScenario(protocol, body);
+        const scenario = picked.kind === 'dynamic' ? picked.respond(body) : picked;
+        if (scenario.kind !== 'hang' && scenario.firstByteDelayMs) {
+            await delay(scenario.firstByteDelayMs);
+            if (res.destroyed) {
+                return;
+            }
+        }
         switch (scenario.kind) {
             case 'status':
                 res.writeHead(scenario.status, { 'content-type': 'application/json', ...scenario.headers });

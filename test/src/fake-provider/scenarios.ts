@@ -2,7 +2,8 @@
 export type Scenario =
     | ReplayScenario
     | StatusScenario
-    | HangScenario;
+    | HangScenario
+    | DynamicScenario;
 
 export interface ReplayScenario {
     kind: 'replay';
@@ -11,6 +12,8 @@ export interface ReplayScenario {
     recording?: string;
     /** Pause before each record after the first. */
     chunkDelayMs?: number;
+    /** Pause before the response starts (the provider's time to first byte). */
+    firstByteDelayMs?: number;
     /** Send the recording in pieces of this many bytes instead of one record at a time (for throughput runs). */
     chunkBytes?: number;
     /** Destroy the socket after this many records: a reset mid-stream. */
@@ -26,11 +29,19 @@ export interface StatusScenario {
     status: number;
     body?: string;
     headers?: Record<string, string>;
+    /** Pause before the response is sent. */
+    firstByteDelayMs?: number;
 }
 
 /** Accept the request and never answer, until `hangMs` passes and the socket is destroyed. */
 export interface HangScenario {
     kind: 'hang';
+}
+
+/** The answer depends on the request: e.g. a completion for the code before the cursor the request carries. */
+export interface DynamicScenario {
+    kind: 'dynamic';
+    respond(body: string): ReplayScenario | StatusScenario | HangScenario;
 }
 
 export interface ScenarioRule {

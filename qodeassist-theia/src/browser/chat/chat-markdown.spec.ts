@@ -30,14 +30,17 @@ describe('chat Markdown', () => {
         const text = '# Title\n\nSome *text*.\n\n```js\nlet a = 1;\n\nlet b = 2;\n```\n\n- one\n- two\n\nEnd.';
         const stream = new MarkdownStream();
         const seen: number[] = [];
+        const chunks: string[] = [];
         let last = { blocks: [] as readonly string[], tail: '' };
-        for (let i = 1; i <= text.length; i += 3) {
-            last = stream.update(text.slice(0, i));
+        for (let i = 0; i < text.length; i += 3) {
+            chunks.push(text.slice(i, i + 3));
+            last = stream.update(chunks);
             seen.push(last.blocks.length);
         }
         assert.ok(seen.every((count, i) => i === 0 || count >= seen[i - 1]), 'blocks only ever grow');
+        assert.ok(seen.at(-1)! >= 3, `the stable blocks are rendered while streaming (${seen.at(-1)})`);
         const blocksBefore = [...last.blocks];
-        const final = stream.update(text, true);
+        const final = stream.update(chunks, true);
         assert.deepEqual(final.blocks.slice(0, blocksBefore.length), blocksBefore, 'stable blocks are never rendered again');
         assert.equal(final.tail, '');
         const joined = final.blocks.join('');
@@ -49,7 +52,7 @@ describe('chat Markdown', () => {
 
     it('starts over when the text is replaced rather than extended', () => {
         const stream = new MarkdownStream();
-        stream.update('first\n\nsecond\n');
-        assert.deepEqual(stream.update('other', true).blocks, ['<p>other</p>\n']);
+        stream.update(['first\n\nsecond\n']);
+        assert.deepEqual(stream.update(['other'], true).blocks, ['<p>other</p>\n']);
     });
 });

@@ -30,6 +30,31 @@ function highlightCode(code: string, language: string): string {
     return '';
 }
 
+/** Languages models write most; highlight.js compiles a grammar on its first use. */
+const WARM_LANGUAGES = ['typescript', 'javascript', 'python', 'cpp', 'c', 'java', 'go', 'rust', 'json', 'bash', 'shell', 'xml', 'css', 'yaml', 'sql', 'csharp', 'kotlin', 'diff', 'markdown'];
+let warmed = false;
+
+/**
+ * Does in idle time, a language per callback, what the first answer would otherwise pay for in
+ * one long task: compiling the common grammars and the Markdown renderer's first run.
+ */
+export function warmUpMarkdown(idle: (work: () => void) => void): void {
+    if (warmed) {
+        return;
+    }
+    warmed = true;
+    const queue = [...WARM_LANGUAGES];
+    const next = () => {
+        const language = queue.shift();
+        if (language) {
+            renderChatMarkdown(`Warm *up*:\n\n- one\n\n\`\`\`${language}\nconst a = "b"; // c\n\`\`\`\n`);
+            renderChatMarkdown('Warm *up*', { highlight: false });
+            idle(next);
+        }
+    };
+    idle(next);
+}
+
 const highlighted = createRenderer(true);
 /** The part still streaming is rendered without highlighting: it is rendered again on the next batch anyway. */
 const plain = createRenderer(false);
@@ -39,54 +64,67 @@ const SANITIZE = { ADD_ATTR: ['target'] };
 type Purifier = Pick<typeof DOMPurify, 'sanitize'>;
 let purifier: Purifier | undefined;
 
-/** DOMPurify needs a DOM: the browser's own, or one handed in where there is none (specs run in Node with jsdom). */
-export function sanitizeWith(window: Window): void {
-    purifier = DOMPurify(window as unknown as Parameters<typeof DOMPurify>[0]);
+/**
+ * DOMPurify needs a DOM: the browser's own, or one handed in where there is none (specs run
+ * in Node with jsdom). The chat has an instance of its own with its configuration set once:
+ * passing the configuration per call makes DOMPurify copy its allow-lists every time.
+ */
+export function sanitizeWith(window: Window): Purifier {
+    const instance = DOMPurify(window as unknown as Parameters<typeof DOMPurify>[0]);
+    instance.setConfig(SANITIZE);
+    purifier = instance;
+    return instance;
 }
 
 export function renderChatMarkdown(text: string, options: { highlight?: boolean } = {}): string {
     const html = (options.highlight === false ? plain : highlighted).render(text);
-    return (purifier ?? DOMPurify).sanitize(html, SANITIZE) as string;
+    return (purifier ?? sanitizeWith(window)).sanitize(html) as string;
 }
 
 /**
- * Renders a growing Markdown text a block at a time. Text up to the last blank line
- * outside a code fence is stable: it is rendered once, highlighted, and never again.
- * Only the tail after it is rendered per update, so the cost of a batch does not grow
- * with the length of the answer.
+ * Renders a growing Markdown text a block at a time, from the deltas it is built of. Text up
+ * to the last blank line outside a code fence is stable: it is rendered once, highlighted, and
+ * never again. Only the tail after it is kept and rendered per update, and only new deltas are
+ * read: the cost of a batch grows neither with the length of the answer nor does the answer's
+ * whole text get copied (a string grown by `+=` is flattened whenever it is read).
  */
 export class MarkdownStream {
     private readonly stable: string[] = [];
-    /** The source of the stable blocks, kept whole so checking that the text still starts with it allocates nothing. */
-    private stableText = '';
+    private source: readonly string[] | undefined;
+    private consumed = 0;
+    /** The text after the stable blocks. */
+    private pending = '';
     private tailHtml = '';
     private tailText: string | undefined;
 
-    /** The rendered stable blocks (each is final) and the rendered tail. */
-    update(text: string, final = false): { blocks: readonly string[]; tail: string } {
-        if (!text.startsWith(this.stableText)) {
-            this.reset();
+    /** The rendered stable blocks (each is final) and the rendered tail, for the deltas so far. */
+    update(chunks: readonly string[], final = false): { blocks: readonly string[]; tail: string } {
+        if (chunks !== this.source || chunks.length < this.consumed) {
+            this.reset(chunks);
         }
-        const stableLength = this.stableText.length;
-        const cut = final ? text.length : lastBoundary(text, stableLength);
-        if (cut > stableLength) {
-            const block = text.slice(stableLength, cut);
+        for (; this.consumed < chunks.length; this.consumed++) {
+            this.pending += chunks[this.consumed];
+        }
+        const cut = final ? this.pending.length : lastBoundary(this.pending, 0);
+        if (cut > 0) {
+            const block = this.pending.slice(0, cut);
             if (block.trim()) {
                 this.stable.push(renderChatMarkdown(block));
             }
-            this.stableText = text.slice(0, cut);
+            this.pending = this.pending.slice(cut);
         }
-        const tail = text.slice(this.stableText.length);
-        if (tail !== this.tailText) {
-            this.tailText = tail;
-            this.tailHtml = tail.trim() ? renderChatMarkdown(tail, { highlight: false }) : '';
+        if (this.pending !== this.tailText) {
+            this.tailText = this.pending;
+            this.tailHtml = this.pending.trim() ? renderChatMarkdown(this.pending, { highlight: false }) : '';
         }
         return { blocks: this.stable, tail: this.tailHtml };
     }
 
-    private reset(): void {
+    private reset(source: readonly string[]): void {
         this.stable.length = 0;
-        this.stableText = '';
+        this.source = source;
+        this.consumed = 0;
+        this.pending = '';
         this.tailText = undefined;
         this.tailHtml = '';
     }

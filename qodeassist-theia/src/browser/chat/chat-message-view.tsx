@@ -84,13 +84,13 @@ export function manifestSummary(manifest: ContextManifest): string {
 function PartView({ part, final, role, actions, message }: { part: MessagePart; final: boolean; role: ChatMessage['role']; actions: MessageActions; message: ChatMessage }): React.ReactElement {
     switch (part.kind) {
         case 'text':
-            return role === 'user' ? <div className='qa-message-body qa-plain'>{part.text}</div> : <MarkdownView text={part.text} final={final} />;
+            return role === 'user' ? <div className='qa-message-body qa-plain'>{part.text}</div> : <MarkdownView chunks={part.chunks} final={final} />;
         case 'thinking':
             return <details className='qa-thinking' data-final={final}>
                 <summary>
                     <i className={codicon('lightbulb')} /> {final ? nls.localize('qodeassist/chat/thought', 'Thinking') : nls.localize('qodeassist/chat/thinking', 'Thinking…')}
                 </summary>
-                <MarkdownView text={part.text} final={final} />
+                <MarkdownView chunks={part.chunks} final={final} />
             </details>;
         case 'tool':
             return <ToolView tool={part.tool} actions={actions} message={message} />;
@@ -98,10 +98,10 @@ function PartView({ part, final, role, actions, message }: { part: MessagePart; 
 }
 
 /** Markdown that grows: finished blocks are rendered once, only the tail again per batch. */
-function MarkdownView({ text, final }: { text: string; final: boolean }): React.ReactElement {
+function MarkdownView({ chunks, final }: { chunks: readonly string[]; final: boolean }): React.ReactElement {
     const stream = React.useRef<MarkdownStream>();
     stream.current ??= new MarkdownStream();
-    const { blocks, tail } = stream.current.update(text, final);
+    const { blocks, tail } = stream.current.update(chunks, final);
     return <div className='qa-message-body qa-markdown'>
         <StableBlocks blocks={blocks} count={blocks.length} />
         {tail && <div className='qa-md-block qa-md-tail' dangerouslySetInnerHTML={{ __html: tail }} />}

@@ -23,10 +23,12 @@ export interface ToolActivity {
     edit?: FileEditView;
 }
 
-/** The pieces of an answer in the order they streamed. */
+/**
+ * The pieces of an answer in the order they streamed. A text keeps the deltas it was built
+ * from: the view reads only the new ones, so the whole text is never re-read per batch.
+ */
 export type MessagePart =
-    | { kind: 'text'; text: string }
-    | { kind: 'thinking'; text: string }
+    | { kind: 'text' | 'thinking'; text: string; chunks: string[] }
     | { kind: 'tool'; tool: ToolActivity };
 
 export interface AttachmentView {
@@ -104,7 +106,7 @@ export class ChatTranscript {
 
     /** Records the user's message and an empty assistant message that the events will fill. */
     beginTurn(text: string, attachments: AttachmentView[] = [], skill?: string): ChatMessage {
-        this.items.push({ id: this.nextId++, role: 'user', parts: text ? [{ kind: 'text', text }] : [], status: 'done', attachments, skill, revision: 0 });
+        this.items.push({ id: this.nextId++, role: 'user', parts: text ? [{ kind: 'text', text, chunks: [text] }] : [], status: 'done', attachments, skill, revision: 0 });
         const answer: ChatMessage = { id: this.nextId++, role: 'assistant', parts: [], status: 'streaming', attachments: [], revision: 0 };
         this.items.push(answer);
         return answer;
@@ -290,7 +292,8 @@ function appendText(message: ChatMessage, kind: 'text' | 'thinking', text: strin
     const last = message.parts[message.parts.length - 1];
     if (last?.kind === kind) {
         last.text += text;
+        last.chunks.push(text);
     } else {
-        message.parts.push({ kind, text });
+        message.parts.push({ kind, text, chunks: [text] });
     }
 }

@@ -17,6 +17,7 @@ import {
 import { QodeAssistPreferences } from '../qodeassist-preferences';
 import { QodeAssistChatClientImpl } from './chat-client';
 import { ChatErrorAction } from './chat-error-affordance';
+import { warmUpMarkdown } from './chat-markdown';
 import { manifestSummary, MessageActions, MessageView, PendingPermission } from './chat-message-view';
 import { applySuggestion, mentionsIn, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
 import { AttachmentView, ChatMessage, ChatTranscript, ToolActivity } from './chat-transcript';
@@ -140,6 +141,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         this.title.label = ChatWidget.LABEL;
         this.title.caption = ChatWidget.LABEL;
         this.title.iconClass = codicon('comment-discussion');
+        warmUpMarkdown(work => window.requestIdleCallback(work, { timeout: 2_000 }));
         this.title.closable = true;
         this.addClass('qa-chat');
         this.agent = this.preferences['qodeassist.chat.agent'];

@@ -175,7 +175,7 @@ describe('ToolKit', () => {
         const edited = await ide.execute({ callId: 'c', name: 'edit_file', arguments: { path: 'src/util/math.ts', old_text: 'a + b', new_text: 'b + a' } } as ToolCall, { requestId: 'r' });
         assert.ok(!edited.isError, edited.content);
         assert.deepEqual(writes, ['export function add(a: number, b: number) {\n    return b + a; // typed, not saved\n}\n']);
-        assert.match(edited.fileEdit?.diff ?? '', /-    return a \+ b; \/\/ typed, not saved\n\+    return b \+ a; \/\/ typed, not saved/);
+        assert.match(edited.fileEdit?.diff ?? '', /- {4}return a \+ b; \/\/ typed, not saved\n\+ {4}return b \+ a; \/\/ typed, not saved/);
     });
 
     it('a cancelled request stops waiting for an unanswered permission prompt and writes nothing', async () => {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { chatRenderTable, measureChatRender } from './chat-render-benchmark';
+import { COMPLETION_BENCH_SETUP, completionTable, measureCompletionSideBySide } from './completion-benchmark';
 import { assembleTable, estimatorTable, measureAssemble, measureEstimator } from './context-benchmarks';
 import { measureSearch, searchTable } from './search-benchmark';
 import { measureWireThroughput, throughputTable } from './wire-throughput';
@@ -69,6 +70,25 @@ async function main(): Promise<void> {
             'The installed `node_modules/@theia` tree (thousands of files), the same queries, a warm file cache. The baseline is the `rg`',
             'CLI counting matches; search_project formats up to 1,000 matches with their paths and counts the rest. Its ripgrep engine is',
             'what users get when rg is on PATH; the JS engine is the fallback. Aim: ≤ 1.5× rg.',
+            '',
+            table
+        ].join('\n'));
+    }
+    // Only on request (`npm run bench:completion`): it needs the second Theia app, test/theia-ai-app.
+    if (only === 'completion') {
+        console.log('Inline completion side by side with Theia AI in Chromium…');
+        const table = completionTable(await measureCompletionSideBySide());
+        console.log(table);
+        const setup = COMPLETION_BENCH_SETUP;
+        writeSection('completion', 'Inline completion: QodeAssist beside Theia AI\'s code completion', [
+            `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, Debian Chromium headless.`,
+            'Two Theia 1.74.1 browser apps, production builds, each in its own Chromium page: ours, and `test/theia-ai-app` with',
+            '`@theia/ai-code-completion` and an OpenAI-compatible custom model. Both talk to the same fake model on 127.0.0.1, which',
+            `answers after ${setup.firstByteMs} ms with the rest of the line the request's code ends with, so a suggestion is right only`,
+            `for what had been typed when it was asked. A typist writes ${setup.lines} lines into a function, ${setup.keyDelayMs} ms a key, stopping`,
+            `${setup.pauseMs} ms at a few points per line; both apps debounce ${setup.debounceMs} ms. The page records every keystroke and every`,
+            'change of the ghost text (MutationObserver); *keystroke → ghost text* is the time from the last key before a stop to the',
+            'first correct suggestion; a *stale* suggestion is ghost text that does not fit what had been typed when it showed.',
             '',
             table
         ].join('\n'));

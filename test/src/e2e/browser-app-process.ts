@@ -14,6 +14,8 @@ export interface BrowserAppOptions {
     /** Extra environment for the backend (e.g. OPENAI_API_KEY). */
     env?: Record<string, string>;
     startTimeoutMs?: number;
+    /** Another Theia app's backend to run instead of the browser-app (the completion benchmark's baseline). */
+    main?: string;
 }
 
 /** The real browser-app backend on 127.0.0.1 with a throw-away workspace and user home. */
@@ -33,7 +35,7 @@ export class BrowserAppProcess {
         }
         const home = join(this.root, 'home');
         mkdirSync(home, { recursive: true });
-        const child = spawn(process.execPath, [BROWSER_APP_MAIN, this.workspace, '--hostname=127.0.0.1', '--port=0'], {
+        const child = spawn(process.execPath, [options.main ?? BROWSER_APP_MAIN, this.workspace, '--hostname=127.0.0.1', '--port=0'], {
             env: { ...process.env, HOME: home, THEIA_CONFIG_DIR: join(home, '.theia'), ...options.env },
             stdio: ['ignore', 'pipe', 'pipe']
         });

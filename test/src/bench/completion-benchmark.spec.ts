@@ -1,0 +1,17 @@
+import * as assert from 'node:assert/strict';
+import { completionFor, TARGET_LINES } from './completion-benchmark';
+
+describe('completion benchmark: the fake model', () => {
+    const body = '    ';
+    const cases: Array<[string, string, string]> = [
+        ['our marker, first line', `function f() {\n${body}con<cursor>\n}`, 'st area = shape.width * shape.height;'],
+        ['Theia AI\'s marker, first line', `function f() {\n${body}const ar[[MARKER]]\n}`, 'ea = shape.width * shape.height;'],
+        ['the lines written pick the line: a second "const"', `{\n${body}${TARGET_LINES[0]}\n${body}const <cursor>\n}`, 'perimeter = 2 * shape.width + 2 * shape.height;'],
+        ['what does not start the line being typed gets nothing', `{\n${body}let <cursor>\n}`, ''],
+        ['a finished line gets nothing', `{\n${body}${TARGET_LINES[0]}<cursor>\n}`, ''],
+        ['no marker, no answer', 'const a = 1;', '']
+    ];
+    for (const [what, prompt, expected] of cases) {
+        it(what, () => assert.equal(completionFor(prompt), expected));
+    }
+});

@@ -23,7 +23,7 @@ describe('chat Markdown', () => {
         ['the last of several', 'a\n\nb\n\nc\n', 6]
     ];
     for (const [what, text, expected] of boundaries) {
-        it(`finds the stable boundary: ${what}`, () => assert.equal(lastBoundary(text, 0), expected));
+        it(`finds the stable boundary: ${what}`, () => assert.equal(lastBoundary(text), expected));
     }
 
     it('renders a streamed text a block at a time and ends equal to a whole render', () => {

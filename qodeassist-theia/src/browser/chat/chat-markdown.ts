@@ -105,7 +105,7 @@ export class MarkdownStream {
         for (; this.consumed < chunks.length; this.consumed++) {
             this.pending += chunks[this.consumed];
         }
-        const cut = final ? this.pending.length : lastBoundary(this.pending, 0);
+        const cut = final ? this.pending.length : lastBoundary(this.pending);
         if (cut > 0) {
             const block = this.pending.slice(0, cut);
             if (block.trim()) {
@@ -133,15 +133,15 @@ export class MarkdownStream {
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
- * Where the stable part may end: the start of the last complete line, at or after `from`, that
- * follows a blank line outside a code fence and is not indented (so it cannot continue a list
- * item or an indented block). `from` when there is none.
+ * Where the stable part of `text` may end: the start of the last complete line that follows a
+ * blank line outside a code fence and is not indented (so it cannot continue a list item or an
+ * indented block). 0 when there is none.
  */
-export function lastBoundary(text: string, from: number): number {
-    let boundary = from;
+export function lastBoundary(text: string): number {
+    let boundary = 0;
     let fence: string | undefined;
     let previousBlank = false;
-    let lineStart = from;
+    let lineStart = 0;
     while (lineStart < text.length) {
         const newline = text.indexOf('\n', lineStart);
         if (newline < 0) {
@@ -156,7 +156,7 @@ export function lastBoundary(text: string, from: number): number {
             previousBlank = false;
         } else {
             const blank = line.trim() === '';
-            if (!blank && previousBlank && lineStart > from && !/^[ \t]/.test(line)) {
+            if (!blank && previousBlank && !/^[ \t]/.test(line)) {
                 boundary = lineStart;
             }
             if (marker) {

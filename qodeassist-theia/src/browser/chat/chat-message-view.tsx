@@ -4,7 +4,7 @@ import { codicon } from '@theia/core/lib/browser';
 import * as React from '@theia/core/shared/react';
 import { affordanceFor, ChatErrorAction } from './chat-error-affordance';
 import { MarkdownStream } from './chat-markdown';
-import { ChatMessage, MessagePart, ToolActivity, toolsOf } from './chat-transcript';
+import { ChatMessage, MessagePart, partText, ToolActivity, toolsOf } from './chat-transcript';
 
 export interface PendingPermission {
     id: number;
@@ -84,7 +84,7 @@ export function manifestSummary(manifest: ContextManifest): string {
 function PartView({ part, final, role, actions, message }: { part: MessagePart; final: boolean; role: ChatMessage['role']; actions: MessageActions; message: ChatMessage }): React.ReactElement {
     switch (part.kind) {
         case 'text':
-            return role === 'user' ? <div className='qa-message-body qa-plain'>{part.text}</div> : <MarkdownView chunks={part.chunks} final={final} />;
+            return role === 'user' ? <div className='qa-message-body qa-plain'>{partText(part)}</div> : <MarkdownView chunks={part.chunks} final={final} />;
         case 'thinking':
             return <details className='qa-thinking' data-final={final}>
                 <summary>

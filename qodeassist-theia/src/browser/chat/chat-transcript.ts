@@ -24,11 +24,12 @@ export interface ToolActivity {
 }
 
 /**
- * The pieces of an answer in the order they streamed. A text keeps the deltas it was built
- * from: the view reads only the new ones, so the whole text is never re-read per batch.
+ * The pieces of an answer in the order they streamed. A text is kept as the deltas it was
+ * built from (`partText` joins them): the view reads only the new ones, so the whole text is
+ * never re-read per batch.
  */
 export type MessagePart =
-    | { kind: 'text' | 'thinking'; text: string; chunks: string[] }
+    | { kind: 'text' | 'thinking'; chunks: string[] }
     | { kind: 'tool'; tool: ToolActivity };
 
 export interface AttachmentView {
@@ -58,13 +59,18 @@ export interface ChatMessage {
     revision: number;
 }
 
+/** The whole text of a text or thinking part. */
+export function partText(part: { chunks: readonly string[] }): string {
+    return part.chunks.join('');
+}
+
 /** All text of a message, in order (for copying, retry and tests). */
 export function textOf(message: ChatMessage): string {
-    return message.parts.flatMap(part => part.kind === 'text' ? [part.text] : []).join('');
+    return message.parts.flatMap(part => part.kind === 'text' ? [partText(part)] : []).join('');
 }
 
 export function thinkingOf(message: ChatMessage): string {
-    return message.parts.flatMap(part => part.kind === 'thinking' ? [part.text] : []).join('');
+    return message.parts.flatMap(part => part.kind === 'thinking' ? [partText(part)] : []).join('');
 }
 
 export function toolsOf(message: ChatMessage): ToolActivity[] {
@@ -106,7 +112,7 @@ export class ChatTranscript {
 
     /** Records the user's message and an empty assistant message that the events will fill. */
     beginTurn(text: string, attachments: AttachmentView[] = [], skill?: string): ChatMessage {
-        this.items.push({ id: this.nextId++, role: 'user', parts: text ? [{ kind: 'text', text, chunks: [text] }] : [], status: 'done', attachments, skill, revision: 0 });
+        this.items.push({ id: this.nextId++, role: 'user', parts: text ? [{ kind: 'text', chunks: [text] }] : [], status: 'done', attachments, skill, revision: 0 });
         const answer: ChatMessage = { id: this.nextId++, role: 'assistant', parts: [], status: 'streaming', attachments: [], revision: 0 };
         this.items.push(answer);
         return answer;
@@ -291,9 +297,8 @@ export class ChatTranscript {
 function appendText(message: ChatMessage, kind: 'text' | 'thinking', text: string): void {
     const last = message.parts[message.parts.length - 1];
     if (last?.kind === kind) {
-        last.text += text;
         last.chunks.push(text);
     } else {
-        message.parts.push({ kind, text, chunks: [text] });
+        message.parts.push({ kind, chunks: [text] });
     }
 }

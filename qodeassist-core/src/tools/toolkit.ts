@@ -2,7 +2,7 @@ import { IDocumentReader, IDocumentWriter } from '../ports/document-reader';
 import { IPermissionPrompt } from '../ports/permission-prompt';
 import { CtxTool } from '../prompt/template-context';
 import { ToolCall } from '../wire/assistant-turn';
-import { CancelledError } from '../wire/error-info';
+import { CancelledError, untilAborted } from '../wire/error-info';
 import { RequestId } from '../wire/events';
 import { ToolExecution, ToolExecutor } from '../wire/tool-loop-runner';
 import { AnyTool, toolDefinition, ToolOutcome } from './tool';
@@ -102,19 +102,4 @@ export class ToolKitExecutor implements ToolExecutor {
             return { isError: true, content: message };
         }
     }
-}
-
-/** The promise's value, or CancelledError as soon as the signal aborts: a question nobody answers must not hold a cancelled request. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    if (!signal) {
-        return promise;
-    }
-    if (signal.aborted) {
-        return Promise.reject(new CancelledError());
-    }
-    return new Promise<T>((resolve, reject) => {
-        const abort = () => reject(new CancelledError());
-        signal.addEventListener('abort', abort, { once: true });
-        promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-    });
 }

@@ -33,6 +33,21 @@ export function isCancelled(error: unknown): error is CancelledError {
     return error instanceof CancelledError;
 }
 
+/** The promise's value, or CancelledError as soon as the signal aborts: waiting on something nobody will settle must not hold a cancelled caller. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (!signal) {
+        return promise;
+    }
+    if (signal.aborted) {
+        return Promise.reject(new CancelledError());
+    }
+    return new Promise<T>((resolve, reject) => {
+        const abort = () => reject(new CancelledError());
+        signal.addEventListener('abort', abort, { once: true });
+        promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+    });
+}
+
 /** Any thrown value as an ErrorInfo; unknown exceptions are Provider errors with their message kept. */
 export function toErrorInfo(error: unknown): ErrorInfo {
     if (error instanceof QodeAssistError) {

@@ -3,7 +3,7 @@ import { CompletionInput } from '../../context/context-assembler';
 import { TokenEstimator } from '../../context/token-estimator';
 import { SessionEvent } from '../../session/session-events';
 import { SessionManager } from '../../session/session-manager';
-import { CancelledError, ErrorInfo, QodeAssistError } from '../../wire/error-info';
+import { CancelledError, ErrorInfo, QodeAssistError, untilAborted } from '../../wire/error-info';
 import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';
 import { CompletionCache } from './completion-cache';
 import { CompletionContextOptions, cursorWindow, DEFAULT_CONTEXT } from './completion-context';
@@ -120,7 +120,8 @@ export class CompletionEngine {
             return undefined;
         }
         const typed = prefix.slice(running.prefix.length);
-        const outcome = await raceAbort(running.result.catch(() => undefined), signal);
+        // Its failure, or this caller giving up, leaves nothing to reuse.
+        const outcome = await untilAborted(running.result, signal).catch(() => undefined);
         if (!outcome || !outcome.text.startsWith(typed) || outcome.text.length === typed.length) {
             return undefined;
         }
@@ -209,21 +210,4 @@ function hasCompleteFirstLine(text: string): boolean {
 function hasFirstFencedLine(text: string): boolean {
     const visible = stripThinking(text, { prefix: '', suffix: '' }, DEFAULT_POSTPROCESS);
     return /(^|\n)[ \t]*```[^\n]*\n[ \t]*\S[^\n]*\n/.test(visible);
-}
-
-function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | undefined> {
-    if (!signal) {
-        return promise;
-    }
-    if (signal.aborted) {
-        return Promise.resolve(undefined);
-    }
-    return new Promise(resolve => {
-        const onAbort = () => resolve(undefined);
-        signal.addEventListener('abort', onAbort, { once: true });
-        promise.then(value => {
-            signal.removeEventListener('abort', onAbort);
-            resolve(value);
-        });
-    });
 }

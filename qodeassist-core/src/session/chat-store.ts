@@ -82,6 +82,15 @@ const storedChatSchema = z.object({
 const ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
 const TITLE_LENGTH = 60;
 
+/** A title the user typed, trimmed; an empty one is refused. */
+export function chatTitle(title: string): string {
+    const trimmed = title.trim();
+    if (!trimmed) {
+        throw new QodeAssistError({ category: 'Validation', message: 'A chat title cannot be empty.' });
+    }
+    return trimmed;
+}
+
 /** The title a chat gets from its first user message. */
 export function titleOf(history: readonly HistoryMessage[]): string {
     const first = history.find(message => message.role === 'user' && messageText(message).trim());
@@ -201,12 +210,9 @@ export class ChatStore {
     }
 
     async rename(id: string, title: string): Promise<StoredChat> {
-        const trimmed = title.trim();
-        if (!trimmed) {
-            throw new QodeAssistError({ category: 'Validation', message: 'A chat title cannot be empty.' });
-        }
+        const valid = chatTitle(title);
         const chat = await this.load(id);
-        const renamed = { ...chat, title: trimmed };
+        const renamed = { ...chat, title: valid };
         await this.save(renamed);
         return renamed;
     }

@@ -1,5 +1,5 @@
 import {
-    CHAT_PROTOCOLS, ChatStore, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
+    CHAT_PROTOCOLS, ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
     createBuiltinTools, defaultConfigRoots, defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, keySourceOf,
     pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, SkillsEngine, StoredChat,
     StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles
@@ -220,11 +220,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             return;
         }
         // An open chat is saved only through its queue, so a save under way cannot undo the rename.
-        const trimmed = title.trim();
-        if (!trimmed) {
-            throw new QodeAssistError({ category: 'Validation', message: 'A chat title cannot be empty.' });
-        }
-        open.record.title = trimmed;
+        open.record.title = chatTitle(title);
         this.save(open);
         await open.saving;
     }

@@ -146,11 +146,9 @@ export const mergeClosingTail: Stage = (text, context) => {
         return text;
     }
     const body = text.replace(/[ \t]+$/, '');
-    if (body.slice(body.lastIndexOf('\n') + 1).length === 0) {
-        return text;
-    }
+    const lastLine = body.length - body.lastIndexOf('\n') - 1;
     const surplus = surplusClosers(body);
-    for (let size = Math.min(right.length, body.length - body.lastIndexOf('\n') - 1); size >= 1; size--) {
+    for (let size = Math.min(right.length, lastLine); size >= 1; size--) {
         const tail = body.length - size;
         if (body.endsWith(right.slice(0, size)) && [...right.slice(0, size)].every((char, i) => !CLOSERS.has(char) && !QUOTES.has(char) || surplus.has(tail + i))) {
             return body.slice(0, tail);

@@ -5,6 +5,7 @@ import { launchChromium } from '../e2e/chromium';
 import { runCommand, waitForTheiaShell } from '../e2e/theia-page';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { openAITextStreamRecording } from '../fake-provider/recordings';
+import { median } from './statistics';
 
 /** Tokens in the answer, tokens per SSE record, and the pause between records: 1,000 tokens/s. */
 const TOKENS = 20_000;
@@ -146,14 +147,13 @@ export async function measureChatRender(): Promise<ChatRenderResult> {
 export function chatRenderTable(result: ChatRenderResult): string {
     const row = (name: string, window: MainThreadWindow) =>
         `| ${name} | ${window.seconds.toFixed(1)} s | ${window.longTasks}${window.longTasks ? ` (at ${window.longTaskStarts.map(start => `${start.toFixed(1)} s`).join(', ')})` : ''} | ${window.longestMs.toFixed(0)} ms | ${window.blockingMs.toFixed(0)} ms | ${window.framesPerSecond.toFixed(0)} |`;
-    const fps = result.streaming.map(window => window.framesPerSecond).sort((a, b) => a - b);
     return [
         '| window | length | long tasks > 50 ms | longest task | blocking time | frames/s |',
         '|---|---|---|---|---|---|',
         row('idle chat (baseline)', result.idle),
         ...result.streaming.map((window, index) => row(`streaming ${TOKENS.toLocaleString('en')} tokens, run ${index + 1}`, window)),
         '',
-        `Median frame rate while streaming: ${(fps[Math.floor(fps.length / 2)] / result.idle.framesPerSecond).toFixed(2)}× the idle baseline. `
+        `Median frame rate while streaming: ${(median(result.streaming.map(window => window.framesPerSecond)) / result.idle.framesPerSecond).toFixed(2)}× the idle baseline. `
         + `Each answer arrived in ${result.batches.toLocaleString('en')} records and rendered to ${result.answerChars.toLocaleString('en')} characters in ${result.finalBlocks} Markdown blocks.`
     ].join('\n');
 }

@@ -5,6 +5,7 @@ import { launchChromium, screenshotPath } from '../e2e/chromium';
 import { waitForTheiaShell } from '../e2e/theia-page';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { openAITextRecording } from '../fake-provider/recordings';
+import { median, percentile } from './statistics';
 
 /** The lines the typist writes into the function body, in order. No brackets or quotes: editors auto-close those differently. */
 export const TARGET_LINES = [
@@ -280,14 +281,6 @@ export async function measureCompletionSideBySide(): Promise<CompletionRun[]> {
     return runs;
 }
 
-function percentile(values: readonly number[], p: number): number {
-    if (values.length === 0) {
-        return Number.NaN;
-    }
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
-}
-
 export function completionTable(runs: readonly CompletionRun[]): string {
     const [baseline, ours] = runs;
     for (const run of runs) {
@@ -297,17 +290,17 @@ export function completionTable(runs: readonly CompletionRun[]): string {
                 + 'the side-by-side figures would mean nothing. Check the app\'s settings in completion-benchmark.ts.');
         }
     }
-    const median = (run: CompletionRun) => percentile(run.latencies, 0.5);
+    const middle = (run: CompletionRun) => median(run.latencies);
     const p95 = (run: CompletionRun) => percentile(run.latencies, 0.95);
-    const row = (run: CompletionRun) => `| ${run.app} | ${run.stops - run.missed} of ${run.stops} | ${median(run).toFixed(0)} ms | ${p95(run).toFixed(0)} ms | `
-        + `${(median(run) - DEBOUNCE_MS - FIRST_BYTE_MS).toFixed(0)} ms | ${run.requests} | ${run.cancelled} | ${run.stale} |`;
+    const row = (run: CompletionRun) => `| ${run.app} | ${run.stops - run.missed} of ${run.stops} | ${middle(run).toFixed(0)} ms | ${p95(run).toFixed(0)} ms | `
+        + `${(middle(run) - DEBOUNCE_MS - FIRST_BYTE_MS).toFixed(0)} ms | ${run.requests} | ${run.cancelled} | ${run.stale} |`;
     return [
         '| app | stops with a correct suggestion | keystroke → ghost text, median | p95 | overhead (median − debounce − first byte) | requests sent | cancelled | stale suggestions shown |',
         '|---|---|---|---|---|---|---|---|',
         row(baseline),
         row(ours),
         '',
-        `QodeAssist ÷ Theia AI: median latency ${(median(ours) / median(baseline)).toFixed(2)}×, p95 ${(p95(ours) / p95(baseline)).toFixed(2)}×, `
+        `QodeAssist ÷ Theia AI: median latency ${(middle(ours) / middle(baseline)).toFixed(2)}×, p95 ${(p95(ours) / p95(baseline)).toFixed(2)}×, `
         + `requests ${(ours.requests / baseline.requests).toFixed(2)}×.`
     ].join('\n');
 }

@@ -5,6 +5,7 @@ import { streamWire, WIRE_PROTOCOLS } from '@qodeassist/core';
 import { FakeProviderServer, FIXTURES_DIR } from '../fake-provider/fake-provider-server';
 import { BUILTIN_PROTOCOLS } from '../fake-provider/protocols';
 import { PROTOCOL_CASES } from '../wire/protocol-cases';
+import { median } from './statistics';
 
 const TARGET_BYTES = 20 * 1024 * 1024;
 const CHUNK_BYTES = 64 * 1024;
@@ -18,11 +19,6 @@ function bigRecording(protocolName: string, fixture: string): string {
     const repeated = records[index];
     const count = Math.ceil(TARGET_BYTES / Buffer.byteLength(repeated));
     return [...records.slice(0, index), repeated.repeat(count), ...records.slice(index + 1)].join('');
-}
-
-function median(values: number[]): number {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)];
 }
 
 export interface ThroughputRow {

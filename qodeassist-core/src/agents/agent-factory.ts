@@ -178,7 +178,9 @@ function resolveAgent(
         enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, contextWindow: profile.context_window, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
         match: { file: profile.match?.file ?? [], path: profile.match?.path ?? [], project: profile.match?.project ?? [] },
         renderSystemPrompt: () => renderSync(systemPrompt, { model, agent: agentFacts }).trim(),
-        renderBody: ctx => body.render({ ctx, model, agent: agentFacts, tools: ctx.tools } satisfies TemplateVariablesFor)
+        renderBody: ctx => body.render({
+            ctx, model, agent: ctx.thinking === undefined ? agentFacts : { ...agentFacts, enable_thinking: ctx.thinking }, tools: ctx.tools
+        } satisfies TemplateVariablesFor)
     };
 
     // Load-time proof: the profile renders against a context that exercises every branch, and the result has the protocol's shape.

@@ -32,6 +32,8 @@ export interface TemplateContext {
     tools: CtxTool[];
     language?: string;
     file_path?: string;
+    /** A request's own thinking switch (the refactor's toggle); it wins over the agent's `enable_thinking` in `agent.enable_thinking`. */
+    thinking?: boolean;
 }
 
 /** What a template sees: `ctx`, plus the resolved `model`, a few agent facts, and `tools` (= ctx.tools). */

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../config/atomic-file';
 import { QodeAssistError } from '../wire/error-info';
 import { FileEditRecord } from '../wire/events';
 import { ContentRef, HistoryMessage, messageText } from './conversation-history';
@@ -197,16 +197,7 @@ export class ChatStore {
 
     /** Writes the chat whole: a temporary file beside it, then a rename over the old one. */
     async save(chat: StoredChat): Promise<void> {
-        const file = this.fileOf(chat.id);
-        await mkdir(this.directory, { recursive: true });
-        const temporary = `${file}.${randomUUID()}.tmp`;
-        try {
-            await writeFile(temporary, `${JSON.stringify(chat, undefined, 1)}\n`, { mode: 0o600 });
-            await rename(temporary, file);
-        } catch (error) {
-            await rm(temporary, { force: true });
-            throw error;
-        }
+        await writeFileAtomic(this.fileOf(chat.id), `${JSON.stringify(chat, undefined, 1)}\n`);
     }
 
     async rename(id: string, title: string): Promise<StoredChat> {

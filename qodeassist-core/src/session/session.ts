@@ -60,6 +60,7 @@ export class Session {
     private readonly messages: HistoryMessage[] = [];
     private readonly layers = new Map<string, string>();
     private readonly pins = new Map<string, PinnedProvider>();
+    private thinking: boolean | undefined;
     private inFlight: { requestId: RequestId; controller: AbortController; done: Promise<void> } | undefined;
 
     private listener: (events: readonly SessionEvent[]) => void;
@@ -100,6 +101,11 @@ export class Session {
         this.layers.delete(name);
     }
 
+    /** Thinking on or off for the following requests (the template's `agent.enable_thinking`); undefined: as the agent is configured. */
+    setThinking(enabled: boolean | undefined): void {
+        this.thinking = enabled;
+    }
+
     pinContext(id: string, provider: PinnedProvider): void {
         this.pins.set(id, provider);
     }
@@ -122,6 +128,7 @@ export class Session {
         this.layers.clear();
         this.layers.set('agent.system', this.agent.systemPrompt);
         this.pins.clear();
+        this.thinking = undefined;
     }
 
     async send(blocks: readonly HistoryBlock[], policy: ToolPolicy = {}, completion?: CompletionInput): Promise<RequestId> {
@@ -187,7 +194,7 @@ export class Session {
                 throw new CancelledError();
             }
             const request: WireRequest = {
-                requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(assembly.ctx), signal, secrets: this.agent.secrets
+                requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(this.thinking === undefined ? assembly.ctx : { ...assembly.ctx, thinking: this.thinking }), signal, secrets: this.agent.secrets
             };
             logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
             const stream = tools.length > 0 && executor

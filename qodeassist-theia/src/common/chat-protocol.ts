@@ -3,6 +3,7 @@ import type {
     UnreadableChat
 } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
+import { ToolHostClient } from './tool-host-protocol';
 
 export type { ChatSummary, ContentRef, ContextManifest, Diagnostic, FileEditRecord, PermissionAnswer, PermissionRequest, SessionEvent, StoredChat, StoredFileEdit, UnreadableChat };
 
@@ -59,8 +60,8 @@ export interface AgentChoice {
     name: string;
     model: string;
     provider: string;
-    /** Listed in the chat roster (the default choice goes through it). */
-    inChatRoster: boolean;
+    /** Listed in the roster of the feature asking (the default choice goes through it). */
+    inRoster: boolean;
 }
 
 export interface RoleChoice {
@@ -132,16 +133,8 @@ export const QodeAssistChatClient = Symbol('QodeAssistChatClient');
  * events arrived from the provider (one RPC message per network chunk, not per token);
  * the frontend never polls.
  */
-export interface QodeAssistChatClient {
+export interface QodeAssistChatClient extends ToolHostClient {
     onSessionEvents(sessionId: string, events: ChatEvent[]): void;
-    /** A write or execute tool wants to run: the chat shows the exact arguments and the user answers. */
-    requestToolPermission(sessionId: string, request: PermissionRequest): Promise<PermissionAnswer>;
-    /** The problems the IDE shows (language servers, linters) for a file path, or all. */
-    getDiagnostics(path?: string): Promise<Diagnostic[]>;
-    /** The text of an open editor for a file path, unsaved changes included; undefined when not open. */
-    readOpenDocument(path: string): Promise<string | undefined>;
     /** Something the user should know about a chat that is not a request's outcome (e.g. it could not be saved). */
     onChatNotice(chatId: string, message: string): void;
-    /** A tool writes a file: through the editor model (undo, dirty state), then saved. */
-    writeDocument(path: string, content: string, options: { created: boolean }): Promise<void>;
 }

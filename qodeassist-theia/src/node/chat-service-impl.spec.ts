@@ -328,9 +328,9 @@ describe('QodeAssistChatServiceImpl', () => {
     it('lists chat agents (roster first), roles, skills, and files for @-mentions with ignore rules', async () => {
         const agents = await service.listAgents(fixture.workspace);
         assert.equal(agents[0].name, 'fake-openai');
-        assert.equal(agents[0].inChatRoster, true);
-        assert.ok(agents.some(agent => agent.name === 'fake-claude' && !agent.inChatRoster));
-        assert.ok(!agents.some(agent => /fim|codestral-fim|llamacpp/i.test(agent.name) && agent.inChatRoster));
+        assert.equal(agents[0].inRoster, true);
+        assert.ok(agents.some(agent => agent.name === 'fake-claude' && !agent.inRoster));
+        assert.ok(!agents.some(agent => /fim|codestral-fim|llamacpp/i.test(agent.name) && agent.inRoster));
         assert.ok((await service.listRoles(fixture.workspace)).some(role => role.id === 'reviewer' && role.name === 'Reviewer'));
         fixture.write(`${fixture.workspace}/.qodeassist/skills/tone/SKILL.md`, '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
         assert.deepEqual((await service.listSkills(fixture.workspace)).find(skill => skill.name === 'tone'), { name: 'tone', description: 'Write kindly' });

@@ -1,10 +1,11 @@
 import {
-    CHAT_PROTOCOLS, ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
-    createBuiltinTools, defaultConfigRoots, defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, keySourceOf,
+    ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
+    defaultConfigRoots, defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, keySourceOf,
     pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, SkillsEngine, StoredChat,
-    StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles
+    StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
+import { agentChoices, createToolExecutor } from './tool-host';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -238,11 +239,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
 
     async listAgents(workspacePath: string | undefined): Promise<AgentChoice[]> {
         const configuration = this.configurations.forWorkspace(workspacePath).current;
-        const roster = new Set(configuration.rosters.chat);
-        return [...configuration.agents.values()]
-            .filter(agent => CHAT_PROTOCOLS.has(agent.protocol))
-            .map(agent => ({ name: agent.name, model: agent.model, provider: agent.provider.instance.name, inChatRoster: roster.has(agent.name) }))
-            .sort((a, b) => Number(b.inChatRoster) - Number(a.inChatRoster) || a.name.localeCompare(b.name));
+        return agentChoices(configuration, configuration.rosters.chat);
     }
 
     async listRoles(workspacePath: string | undefined): Promise<RoleChoice[]> {
@@ -354,23 +351,9 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     private toolsFor(chat: Chat, workspace: string, settings: ChatToolSettings | undefined, skills: SkillsEngine): ToolKitExecutor {
         const key = JSON.stringify([workspace, settings ?? null, chat.original !== undefined]);
         if (chat.tools?.key !== key) {
-            const registry = new ToolContributorRegistry();
             const original = chat.original;
-            const tools = createBuiltinTools({
-                workspace, allowedCommands: settings?.allowedCommands, commandTimeoutMs: (settings?.commandTimeoutSeconds ?? 60) * 1000,
-                commandOutputLimit: settings?.commandOutputLimit, buildCommand: settings?.buildCommand, skills,
-                diagnostics: { get: async path => this.client ? this.client.getDiagnostics(path) : [] },
-                originalHistory: original ? () => original : undefined
-            });
-            registry.register(() => tools);
-            const executor = new ToolKitExecutor(registry, chat.id, {
-                files: new WorkspaceFiles([workspace], { allowOutside: settings?.allowOutsideWorkspace, useGitignore: settings?.useGitignore ?? true }),
-                documents: { readOpen: async path => this.client?.readOpenDocument(path) },
-                writer: this.client ? { write: async (path, content, options) => this.client?.writeDocument(path, content, options) } : undefined,
-                disabled: new Set(settings?.disabled ?? []),
-                permissions: {
-                    ask: async request => this.client ? this.client.requestToolPermission(chat.id, request) : 'deny'
-                }
+            const executor = createToolExecutor({
+                host: this.client, ownerId: chat.id, workspace, settings, skills, originalHistory: original ? () => original : undefined
             });
             chat.tools = { key, executor };
         }

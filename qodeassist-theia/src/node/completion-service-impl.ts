@@ -4,6 +4,7 @@ import {
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../common/completion-protocol';
+import { shareableOpenFiles } from './open-files';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore } from './chat-service-impl';
 
 /** Files larger than this are not sent to a model for completion. */
@@ -40,7 +41,7 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
                 // Without a language extension the editor says plaintext; the file name still tells the model more.
                 file: query.file, relativePath: query.relativePath, language: query.language === 'plaintext' ? languageOfPath(query.file) : query.language,
                 text: query.text, offset: query.offset,
-                project: query.project, openFiles: this.shareable(files, query.openFiles)
+                project: query.project, openFiles: shareableOpenFiles(files, query.openFiles)
             }, controller.signal);
             return { text: outcome.text, source: outcome.source, agent: outcome.agent, elapsedMs: elapsed() };
         } catch (error) {
@@ -84,21 +85,6 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         } catch {
             return false;
         }
-    }
-
-    /** Open editors go to the model only when they are workspace files no ignore rule hides, named relative to it. */
-    private shareable(files: WorkspaceFiles | undefined, open: CompletionQuery['openFiles']): CompletionQuery['openFiles'] {
-        if (!open?.length || !files) {
-            return undefined;
-        }
-        return open.flatMap(file => {
-            try {
-                const path = files.resolve(file.path);
-                return files.isIgnored(path) ? [] : [{ path: path.relative, content: file.content }];
-            } catch {
-                return [];
-            }
-        });
     }
 
     /** The engine of a configuration; its settings come from the query being served. */

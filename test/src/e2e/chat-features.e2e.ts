@@ -6,7 +6,7 @@ import { openAIReasoningRecording, openAITextRecording } from '../fake-provider/
 import { ChatPage, workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
 import { useBrowserApp } from './e2e-session';
-import { runCommand, waitForTheiaShell } from './theia-page';
+import { openFile, runCommand, waitForTheiaShell } from './theia-page';
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -126,12 +126,7 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
     });
 
     it('counts the next request\'s tokens live, shows the manifest with linked open editors, and sends them', async () => {
-        await page.keyboard.press('Control+p');
-        const quickOpen = page.locator('.quick-input-widget input');
-        await quickOpen.fill('farewell.ts');
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'farewell.ts' }).first().waitFor({ timeout: 10_000 });
-        await quickOpen.press('Enter');
-        await page.locator('.monaco-editor').first().waitFor({ timeout: 10_000 });
+        await openFile(page, 'src/farewell.ts');
         await runCommand(page, 'QodeAssist: Open Chat in Right Sidebar');
         await page.locator('#theia-right-content-panel .qa-chat .qa-input').waitFor({ timeout: 10_000 });
         await page.locator('.qa-chat input[data-action=sync-editors]').check();

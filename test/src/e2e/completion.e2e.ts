@@ -5,6 +5,7 @@ import { Page } from 'playwright-core';
 import { ollamaGenerateRecording, openAITextRecording } from '../fake-provider/recordings';
 import { screenshotPath } from './chromium';
 import { useBrowserApp } from './e2e-session';
+import { openFile } from './theia-page';
 
 /** A FIM agent for TypeScript and an instruct agent for Python, both on the fake server, first in the completion roster. */
 function completionConfiguration(serverUrl: string): Record<string, string> {
@@ -36,14 +37,6 @@ describe('inline completion in Chromium', function () {
     let page: Page;
     before(() => { page = session.page; });
 
-    async function open(file: string): Promise<void> {
-        await page.keyboard.press('Control+p');
-        const input = page.locator('.quick-input-widget input');
-        await input.fill(file);
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first().waitFor({ timeout: 10_000 });
-        await input.press('Enter');
-        await page.locator('.monaco-editor .view-lines').first().waitFor({ timeout: 10_000 });
-    }
 
     /** Puts the cursor at the end of a line (1-based) of the active editor. */
     async function cursorAtEndOf(line: number): Promise<void> {
@@ -65,7 +58,7 @@ describe('inline completion in Chromium', function () {
     }
 
     it('shows FIM ghost text after typing and Tab accepts all of it', async () => {
-        await open('math.ts');
+        await openFile(page, 'math.ts');
         await cursorAtEndOf(2);
         await page.keyboard.type('return ', { delay: 20 });
         await ghost().waitFor({ timeout: 10_000 });
@@ -113,7 +106,7 @@ describe('inline completion in Chromium', function () {
     });
 
     it('an instruct agent completes Python: the fenced, indented answer becomes clean ghost text', async () => {
-        await open('tool.py');
+        await openFile(page, 'tool.py');
         await cursorAtEndOf(2);
         await page.keyboard.press('Alt+\\');
         await ghost().waitFor({ timeout: 10_000 });
@@ -128,7 +121,7 @@ describe('inline completion in Chromium', function () {
     });
 
     it('a failing provider shows its category in the status bar, never silently', async () => {
-        await open('math.ts');
+        await openFile(page, 'math.ts');
         await page.keyboard.press('Control+End');
         await page.keyboard.type('const boom = ', { delay: 10 });
         const status = page.locator('#theia-statusBar .element', { hasText: 'QodeAssist: Provider' });

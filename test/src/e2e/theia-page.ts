@@ -29,3 +29,18 @@ export async function runCommand(page: Page, label: string): Promise<void> {
     await row.waitFor({ state: 'visible', timeout: 10_000 });
     await input.press('Enter');
 }
+
+/**
+ * Opens a workspace file through Quick Open, as a user would, and waits until its editor is the
+ * current tab: clicking the row (not Enter on whatever row is active while the search still runs).
+ */
+export async function openFile(page: Page, relativePath: string): Promise<void> {
+    const name = relativePath.split('/').pop()!;
+    await page.keyboard.press('Control+p');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(relativePath);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click({ timeout: 10_000 });
+    await page.locator('#theia-main-content-panel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel', { hasText: name }).waitFor({ timeout: 10_000 });
+    await page.locator('#theia-main-content-panel .monaco-editor .view-lines').first().waitFor({ timeout: 10_000 });
+}

@@ -1,5 +1,6 @@
 import { ResolvedAgent } from '../../agents/agent-factory';
 import { CompletionInput } from '../../context/context-assembler';
+import { filesWithinBudget } from '../../context/open-files';
 import { TokenEstimator } from '../../context/token-estimator';
 import { SessionEvent } from '../../session/session-events';
 import { SessionManager } from '../../session/session-manager';
@@ -132,7 +133,7 @@ export class CompletionEngine {
         const agent = this.deps.agentFor(request);
         const completion: CompletionInput = {
             ...around, language: request.language, filePath: request.relativePath,
-            files: this.openFilesWithin(request.openFiles ?? [], settings.openFilesBudget)
+            files: filesWithinBudget(request.openFiles ?? [], settings.openFilesBudget, this.deps.estimator)
         };
         const singleLine = isSingleLine(around, settings.postprocess);
         // A FIM model's first line is code; an instruct model may write a line of prose before its fence.
@@ -181,21 +182,6 @@ export class CompletionEngine {
             signal.removeEventListener('abort', abort);
             await this.deps.sessions.release(session);
         }
-    }
-
-    /** Open files, most relevant first, as long as they fit the budget. */
-    private openFilesWithin(files: ReadonlyArray<{ path: string; content: string }>, budget: number): Array<{ path: string; content: string }> {
-        const chosen: Array<{ path: string; content: string }> = [];
-        let used = 0;
-        for (const file of files) {
-            const cost = this.deps.estimator.estimateText(file.content);
-            if (used + cost > budget) {
-                break;
-            }
-            chosen.push(file);
-            used += cost;
-        }
-        return chosen;
     }
 }
 

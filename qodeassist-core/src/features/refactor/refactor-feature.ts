@@ -1,0 +1,119 @@
+import { ResolvedAgent } from '../../agents/agent-factory';
+import { messageText } from '../../session/conversation-history';
+import { ToolPolicy } from '../../session/session';
+import { SessionEvent } from '../../session/session-events';
+import { SessionManager } from '../../session/session-manager';
+import { CancelledError, ErrorInfo, QodeAssistError } from '../../wire/error-info';
+import { cleanRefactorResponse, hasFencedBlock } from './refactor-response';
+import { DEFAULT_LINES_AROUND, IndentStyle, refactorLayer, RefactorTarget, selectionIndent } from './refactor-prompt';
+
+/** One quick refactor: what to rewrite and how. */
+export interface RefactorRequest {
+    target: RefactorTarget;
+    instruction: string;
+    indent: IndentStyle;
+    /** Whole lines shown around the selection; default 60. */
+    linesAround?: number;
+    openFiles?: ReadonlyArray<{ path: string; content: string }>;
+}
+
+export interface RefactorRun {
+    agent: ResolvedAgent;
+    sessions: SessionManager;
+    /** Tools the model may call, with the executor that asks the user before writing or running anything. */
+    tools?: ToolPolicy;
+    /** Thinking on or off for this request; absent: as the agent is configured. */
+    thinking?: boolean;
+    /** The cleaned replacement so far, after every chunk of the answer. */
+    onProposal?(text: string): void;
+    /** Every session event, for progress (tool calls, the agent answering). */
+    onEvents?(events: readonly SessionEvent[]): void;
+    signal?: AbortSignal;
+}
+
+export interface RefactorResult {
+    /** The code that replaces the selection. */
+    text: string;
+    /** The model's final answer as it came. */
+    raw: string;
+    agent: string;
+    requestId?: string;
+}
+
+/**
+ * The refactor pipeline (seeds §5.3): a fresh session of the refactor agent, the `refactor`
+ * layer with the marked selection, the instruction as the user message, tools through the
+ * caller's gated executor; the proposal streams out cleaned, and the result is read from the
+ * history's last assistant message once the request finished. Nothing is written anywhere:
+ * applying the result is the editor's business.
+ */
+export async function runRefactor(request: RefactorRequest, run: RefactorRun): Promise<RefactorResult> {
+    const instruction = request.instruction.trim();
+    if (!instruction) {
+        throw new QodeAssistError({ category: 'Validation', message: 'The refactor instruction is empty. Type what to change, or pick a saved instruction.' });
+    }
+    const { indent, startsMidLine } = selectionIndent(request.target);
+    const selected = request.target.text.slice(request.target.selection.start, request.target.selection.end);
+    const clean = (text: string, partial: boolean) => cleanRefactorResponse(text, {
+        baseIndent: indent, startsMidLine, endsWithNewline: selected.endsWith('\n'), indent: request.indent, partial
+    });
+    let round = '';
+    let requestId: string | undefined;
+    let settle!: (end: { error?: ErrorInfo; cancelled?: boolean }) => void;
+    const ended = new Promise<{ error?: ErrorInfo; cancelled?: boolean }>(resolve => { settle = resolve; });
+    const session = await run.sessions.acquire(run.agent.name, events => {
+        run.onEvents?.(events);
+        let grew = false;
+        for (const event of events) {
+            if (event.type === 'RequestStarted') {
+                requestId = event.requestId;
+            } else if (event.type === 'TextDelta') {
+                round += event.text;
+                grew = true;
+            } else if (event.type === 'ToolCallStart') {
+                // Text before a tool call is the model thinking aloud; the answer comes after the last round.
+                round = '';
+                grew = true;
+            } else if (event.type === 'Finished') {
+                settle({});
+            } else if (event.type === 'Cancelled') {
+                settle({ cancelled: true });
+            } else if (event.type === 'Failed') {
+                settle({ error: event.error });
+            }
+        }
+        if (grew) {
+            run.onProposal?.(clean(round, true));
+        }
+    });
+    const abort = () => void session.cancel();
+    try {
+        if (run.signal?.aborted) {
+            throw new CancelledError();
+        }
+        run.signal?.addEventListener('abort', abort, { once: true });
+        session.setLayer('refactor', refactorLayer(request.target, {
+            linesAround: request.linesAround ?? DEFAULT_LINES_AROUND, indent: request.indent, openFiles: request.openFiles
+        }));
+        session.setThinking(run.thinking);
+        await session.send([{ type: 'text', text: instruction }], run.tools ?? {});
+        const end = await ended;
+        if (end.error) {
+            throw new QodeAssistError(end.error);
+        }
+        if (end.cancelled) {
+            throw new CancelledError();
+        }
+        const last = session.history.at(-1);
+        const raw = last?.role === 'assistant' ? messageText(last) : '';
+        const text = clean(raw, false);
+        if (!text.trim() && !hasFencedBlock(raw)) {
+            // An empty fenced block is an answer (delete the selection); no code at all is not.
+            throw new QodeAssistError({ category: 'Provider', message: `The agent "${run.agent.name}" answered without any code${raw.trim() ? `: "${raw.trim().slice(0, 200)}"` : ''}. Try again, or say more precisely what to change.` });
+        }
+        return { text, raw, agent: run.agent.name, requestId };
+    } finally {
+        run.signal?.removeEventListener('abort', abort);
+        await run.sessions.release(session);
+    }
+}

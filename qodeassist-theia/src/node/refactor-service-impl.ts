@@ -1,0 +1,157 @@
+import {
+    CancelledError, ConfigurationService, filesWithinBudget, configuredAgentResolver, ContentLoader, ContextAssembler, defaultInstructionFolders, InstructionLibrary, InstructionScope,
+    pickAgent, QodeAssistError, ResolvedAgent, runRefactor, SavedInstruction, SecretsStore, SessionEvent, SessionManager, TokenEstimator, toErrorInfo, WorkspaceFiles
+} from '@qodeassist/core';
+import { inject, injectable } from '@theia/core/shared/inversify';
+import { AgentChoice } from '../common/chat-protocol';
+import { QodeAssistRefactorClient, QodeAssistRefactorService, RefactorAnswer, RefactorProgress, RefactorQuery } from '../common/refactor-protocol';
+import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './chat-service-impl';
+import { shareableOpenFiles } from './open-files';
+import { agentChoices, createToolExecutor } from './tool-host';
+
+/** Files larger than this are not sent to a model for a refactor. */
+const MAX_FILE_CHARS = 1_000_000;
+
+/** Quick refactors for one frontend connection: each runs in a fresh session of the refactor agent. */
+@injectable()
+export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService {
+    private client: QodeAssistRefactorClient | undefined;
+    private readonly running = new Map<string, AbortController>();
+    private readonly managers = new Map<ConfigurationService, SessionManager>();
+    private readonly estimator = new TokenEstimator();
+    private readonly assembler = new ContextAssembler(this.estimator, new ContentLoader());
+    private readonly stopWatching: Array<() => void> = [];
+
+    constructor(
+        @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
+        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
+        @inject(QodeAssistUserHome) private readonly userHome: string
+    ) { }
+
+    setClient(client: QodeAssistRefactorClient | undefined): void {
+        this.client = client;
+    }
+
+    async refactor(query: RefactorQuery): Promise<RefactorAnswer> {
+        if (this.running.has(query.id)) {
+            return { error: { category: 'Validation', message: `A refactor with id ${query.id} is already running.` } };
+        }
+        const controller = new AbortController();
+        this.running.set(query.id, controller);
+        try {
+            if (query.text.length > MAX_FILE_CHARS) {
+                throw new QodeAssistError({ category: 'Validation', message: `The file has more than ${MAX_FILE_CHARS.toLocaleString('en')} characters; select the code in a smaller file.` });
+            }
+            const files = query.workspacePath ? new WorkspaceFiles([query.workspacePath], { useGitignore: query.toolSettings?.useGitignore ?? true }) : undefined;
+            const configurationService = this.configurations.forWorkspace(query.workspacePath);
+            const agent = this.agentFor(configurationService, query);
+            const tools = query.tools && agent.enableTools && query.workspacePath
+                ? createToolExecutor({ host: this.client, ownerId: query.id, workspace: query.workspacePath, settings: query.toolSettings })
+                : undefined;
+            const result = await runRefactor({
+                target: { filePath: query.relativePath, language: query.language, text: query.text, selection: query.selection, cursor: query.cursor },
+                instruction: query.instruction, indent: query.indent,
+                openFiles: filesWithinBudget(shareableOpenFiles(files, query.openFiles, query.file), query.openFilesBudget, this.estimator)
+            }, {
+                agent, sessions: this.managerFor(configurationService), thinking: query.thinking,
+                tools: tools ? { tools: tools.definitions(), executor: tools } : undefined,
+                signal: controller.signal,
+                onProposal: text => this.client?.onRefactorProgress(query.id, [{ kind: 'proposal', text }]),
+                onEvents: events => this.forward(query.id, events)
+            });
+            return { text: result.text, agent: result.agent };
+        } catch (error) {
+            if (error instanceof CancelledError || controller.signal.aborted) {
+                return { cancelled: true };
+            }
+            return { error: toErrorInfo(error) };
+        } finally {
+            this.running.delete(query.id);
+        }
+    }
+
+    async cancel(id: string): Promise<void> {
+        this.running.get(id)?.abort();
+    }
+
+    async listAgents(workspacePath: string | undefined): Promise<AgentChoice[]> {
+        const configuration = this.configurations.forWorkspace(workspacePath).current;
+        return agentChoices(configuration, configuration.rosters.refactor);
+    }
+
+    listInstructions(workspacePath: string | undefined): ReturnType<InstructionLibrary['list']> {
+        return this.library(workspacePath).list();
+    }
+
+    saveInstruction(workspacePath: string | undefined, instruction: { id?: string; name: string; body: string }, scope: InstructionScope): Promise<SavedInstruction> {
+        return this.library(workspacePath).save(instruction, scope);
+    }
+
+    duplicateInstruction(workspacePath: string | undefined, id: string, scope: InstructionScope): Promise<SavedInstruction> {
+        return this.library(workspacePath).duplicate(id, scope);
+    }
+
+    deleteInstruction(workspacePath: string | undefined, id: string, scope: InstructionScope): Promise<void> {
+        return this.library(workspacePath).delete(id, scope);
+    }
+
+    dispose(): void {
+        for (const controller of this.running.values()) {
+            controller.abort();
+        }
+        this.running.clear();
+        for (const stop of this.stopWatching.splice(0)) {
+            stop();
+        }
+        this.client = undefined;
+    }
+
+    private library(workspacePath: string | undefined): InstructionLibrary {
+        return new InstructionLibrary(defaultInstructionFolders(this.userHome, workspacePath));
+    }
+
+    /** The agent the user chose, or the refactor roster's first that fits the file. */
+    private agentFor(configurationService: ConfigurationService, query: RefactorQuery): ResolvedAgent {
+        const configuration = configurationService.current;
+        const agent = query.agent ? configuration.agents.get(query.agent) : pickAgent(configuration, 'refactor', { file: query.relativePath, project: query.project });
+        if (agent) {
+            return agent;
+        }
+        throw new QodeAssistError({
+            category: 'Config',
+            message: query.agent
+                ? `There is no agent named "${query.agent}". Pick another in the refactor's agent picker.`
+                : 'No refactor agent is available: the [refactor] roster is empty or none of its agents fits this file. Add one to .qodeassist/agents/rosters.toml.'
+        });
+    }
+
+    private forward(id: string, events: readonly SessionEvent[]): void {
+        const progress = events.flatMap((event): RefactorProgress[] => {
+            if (event.type === 'RequestStarted') {
+                return [{ kind: 'started', agent: event.agent, model: event.model }];
+            }
+            if (event.type === 'ToolCallStart') {
+                return [{ kind: 'tool', callId: event.callId, name: event.name, state: 'running' }];
+            }
+            if (event.type === 'ToolResult') {
+                return [{ kind: 'tool', callId: event.callId, name: event.name, state: event.isError ? 'failed' : 'done' }];
+            }
+            return [];
+        });
+        if (progress.length > 0) {
+            this.client?.onRefactorProgress(id, progress);
+        }
+    }
+
+    /** One session pool per configuration, emptied whenever that configuration changes. */
+    private managerFor(configurationService: ConfigurationService): SessionManager {
+        let manager = this.managers.get(configurationService);
+        if (!manager) {
+            const created = new SessionManager(configuredAgentResolver(() => configurationService.current, this.secrets), { assembler: this.assembler, estimator: this.estimator });
+            this.stopWatching.push(configurationService.onDidChange(() => created.clear()));
+            this.managers.set(configurationService, created);
+            manager = created;
+        }
+        return manager;
+    }
+}

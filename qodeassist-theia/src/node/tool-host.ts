@@ -1,0 +1,45 @@
+import { CHAT_PROTOCOLS, Configuration, createBuiltinTools, HistoryMessage, SkillsEngine, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles } from '@qodeassist/core';
+import { AgentChoice, ChatToolSettings } from '../common/chat-protocol';
+import { ToolHostClient } from '../common/tool-host-protocol';
+
+export interface ToolExecutorOptions {
+    /** Who asks the user and reaches the editors; without one, write and execute tools are denied. */
+    host: ToolHostClient | undefined;
+    /** The chat or refactor the tools run for: permission prompts and "allow for this chat" belong to it. */
+    ownerId: string;
+    workspace: string;
+    settings: ChatToolSettings | undefined;
+    /** Offers load_skill when given (the chat); the refactor has no skills. */
+    skills?: SkillsEngine;
+    /** The history a summary chat was made from, for read_original_history. */
+    originalHistory?: () => readonly HistoryMessage[];
+}
+
+/** The built-in tools confined to a workspace folder; write and execute ask the user through the host first. */
+export function createToolExecutor(options: ToolExecutorOptions): ToolKitExecutor {
+    const { host, ownerId, workspace, settings } = options;
+    const registry = new ToolContributorRegistry();
+    const tools = createBuiltinTools({
+        workspace, allowedCommands: settings?.allowedCommands, commandTimeoutMs: (settings?.commandTimeoutSeconds ?? 60) * 1000,
+        commandOutputLimit: settings?.commandOutputLimit, buildCommand: settings?.buildCommand, skills: options.skills,
+        diagnostics: { get: async path => host ? host.getDiagnostics(path) : [] },
+        originalHistory: options.originalHistory
+    });
+    registry.register(() => tools);
+    return new ToolKitExecutor(registry, ownerId, {
+        files: new WorkspaceFiles([workspace], { allowOutside: settings?.allowOutsideWorkspace, useGitignore: settings?.useGitignore ?? true }),
+        documents: { readOpen: async path => host?.readOpenDocument(path) },
+        writer: host ? { write: async (path, content, writeOptions) => host.writeDocument(path, content, writeOptions) } : undefined,
+        disabled: new Set(settings?.disabled ?? []),
+        permissions: { ask: async request => host ? host.requestToolPermission(ownerId, request) : 'deny' }
+    });
+}
+
+/** Agents that speak a chat protocol, those in the given roster first, for a feature's agent picker. */
+export function agentChoices(configuration: Configuration, roster: readonly string[]): AgentChoice[] {
+    const listed = new Set(roster);
+    return [...configuration.agents.values()]
+        .filter(agent => CHAT_PROTOCOLS.has(agent.protocol))
+        .map(agent => ({ name: agent.name, model: agent.model, provider: agent.provider.instance.name, inRoster: listed.has(agent.name) }))
+        .sort((a, b) => Number(b.inRoster) - Number(a.inRoster) || a.name.localeCompare(b.name));
+}

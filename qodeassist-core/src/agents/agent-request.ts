@@ -3,7 +3,7 @@ import { environmentVariableFor, SecretsStore } from '../config/secrets-store';
 import { TemplateContext } from '../prompt/template-context';
 import { SessionAgent } from '../session/session';
 import { authHeaders, ClientApi } from '../wire/client-apis';
-import { QodeAssistError } from '../wire/error-info';
+import { ErrorInfo, QodeAssistError } from '../wire/error-info';
 import { WIRE_PROTOCOLS, WireProtocol } from '../wire/wire-protocols';
 
 /** Everything needed to send one request with an agent, the key already resolved in this process. */
@@ -29,6 +29,14 @@ export function keySourceOf(agent: ResolvedAgent): { ref: string; variable: stri
 export function missingKeyMessage(agent: ResolvedAgent): string {
     const { ref, variable } = keySourceOf(agent);
     return `Provider "${agent.provider.instance.name}" (agent "${agent.name}") needs an API key. Set the environment variable ${variable} where QodeAssist runs, or store the key "${ref}" in the configuration, then try again.`;
+}
+
+/** An Auth failure names the variable the key is read from: the provider's own message cannot know it. */
+export function explainAuthError(agent: ResolvedAgent, error: ErrorInfo): ErrorInfo {
+    if (error.category !== 'Auth' || error.message.includes('environment variable')) {
+        return error;
+    }
+    return { ...error, message: `${error.message} The key of provider "${agent.provider.instance.name}" is read from the environment variable ${keySourceOf(agent).variable}.` };
 }
 
 /** Resolves the agent's key and headers; a cloud provider without a key is an Auth error before anything is sent. */

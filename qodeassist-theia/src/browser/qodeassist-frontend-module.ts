@@ -1,10 +1,11 @@
 import { bindViewContribution, WidgetFactory } from '@theia/core/lib/browser';
 import { ServiceConnectionProvider } from '@theia/core/lib/browser/messaging/service-connection-provider';
-import { CommandContribution } from '@theia/core';
+import { CommandContribution, MenuContribution } from '@theia/core';
 import { FrontendApplicationContribution, KeybindingContribution } from '@theia/core/lib/browser';
 import { ContainerModule } from '@theia/core/shared/inversify';
 import { QODEASSIST_CHAT_PATH, QodeAssistChatService } from '../common/chat-protocol';
 import { QODEASSIST_COMPLETION_PATH, QodeAssistCompletionService } from '../common/completion-protocol';
+import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorService } from '../common/refactor-protocol';
 import { CompletionStatus } from './completion/completion-status';
 import { InlineCompletionContribution } from './completion/inline-completion-contribution';
 import { QodeAssistChatClientImpl } from './chat/chat-client';
@@ -12,6 +13,7 @@ import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
 import { ChatFileEdits } from './chat/file-edits';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
+import { RefactorContribution } from './refactor/refactor-contribution';
 import '../../src/browser/style/qodeassist.css';
 
 export default new ContainerModule(bind => {
@@ -33,6 +35,14 @@ export default new ContainerModule(bind => {
         }
     })).inSingletonScope();
     bindViewContribution(bind, ChatViewContribution);
+
+    bind(QodeAssistRefactorService).toDynamicValue(ctx =>
+        ServiceConnectionProvider.createProxy<QodeAssistRefactorService>(ctx.container, QODEASSIST_REFACTOR_PATH, ctx.container.get(QodeAssistChatClientImpl))
+    ).inSingletonScope();
+    bind(RefactorContribution).toSelf().inSingletonScope();
+    for (const contribution of [CommandContribution, KeybindingContribution, MenuContribution]) {
+        bind(contribution).toService(RefactorContribution);
+    }
 
     bind(QodeAssistCompletionService).toDynamicValue(ctx =>
         ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH)

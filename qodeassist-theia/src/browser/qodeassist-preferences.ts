@@ -1,5 +1,6 @@
 import { createPreferenceProxy, PreferenceContribution, PreferenceProxy, PreferenceSchema, PreferenceService } from '@theia/core';
 import { interfaces } from '@theia/core/shared/inversify';
+import { ChatToolSettings } from '../common/chat-protocol';
 
 export const QodeAssistPreferenceSchema: PreferenceSchema = {
     properties: {
@@ -93,9 +94,38 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
         'qodeassist.chat.autoCompressPercent': {
             type: 'number', default: 0, minimum: 0, maximum: 100,
             description: 'Summarize the chat automatically before a send that would fill more than this percentage of the agent\'s context. 0: never; the Summarize button is always there.'
+        },
+        'qodeassist.refactor.agent': {
+            type: 'string', default: '',
+            description: 'The agent that refactors. Empty: the first agent of the [refactor] roster whose match rules fit the file. The refactor input can override it per run.'
+        },
+        'qodeassist.refactor.tools': {
+            type: 'boolean', default: false,
+            description: 'Offer the project tools to the refactor agent by default. Tools that write or run something ask first, as in the chat.'
+        },
+        'qodeassist.refactor.thinking': {
+            type: 'boolean', default: false,
+            description: 'Ask the refactor agent to think first by default (agents whose request templates support it).'
+        },
+        'qodeassist.refactor.openFilesTokens': {
+            type: 'number', default: 0, minimum: 0,
+            description: 'Tokens of other open editors a refactor may read. 0: none.'
         }
     }
 };
+
+/** The user's tool settings as the backend takes them, for the chat and the refactor alike. */
+export function toolSettingsOf(preferences: QodeAssistPreferences): ChatToolSettings {
+    return {
+        disabled: preferences['qodeassist.tools.disabled'],
+        allowedCommands: preferences['qodeassist.tools.terminal.allowedCommands'],
+        commandTimeoutSeconds: preferences['qodeassist.tools.terminal.timeoutSeconds'],
+        commandOutputLimit: preferences['qodeassist.tools.terminal.outputLimit'],
+        buildCommand: preferences['qodeassist.build.command'],
+        allowOutsideWorkspace: preferences['qodeassist.tools.allowOutsideWorkspace'],
+        useGitignore: preferences['qodeassist.tools.useGitignore']
+    };
+}
 
 export interface QodeAssistConfiguration {
     'qodeassist.chat.agent': string;
@@ -121,6 +151,10 @@ export interface QodeAssistConfiguration {
     'qodeassist.completion.disabledLanguages': string[];
     'qodeassist.completion.prose': 'drop' | 'comment';
     'qodeassist.completion.lines': 'auto' | 'single' | 'multi';
+    'qodeassist.refactor.agent': string;
+    'qodeassist.refactor.tools': boolean;
+    'qodeassist.refactor.thinking': boolean;
+    'qodeassist.refactor.openFilesTokens': number;
 }
 
 export const QodeAssistPreferences = Symbol('QodeAssistPreferences');

@@ -1,6 +1,6 @@
 import {
     ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
-    defaultConfigRoots, defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, keySourceOf,
+    defaultConfigRoots, defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, explainAuthError,
     pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, SkillsEngine, StoredChat,
     StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
@@ -83,6 +83,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     private readonly assembler = new ContextAssembler(this.estimator, new ContentLoader());
     private readonly stopWatching: Array<() => void> = [];
     private readonly skills = new Map<string, SkillsEngine>();
+    /** Saves under way, also of chats closed meanwhile. */
+    private readonly writing = new Set<Promise<void>>();
 
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
@@ -256,9 +258,9 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         return (await findFiles({ files }, query, 30)).map(file => file.relative);
     }
 
-    /** Resolves when every chat's pending save has been written. */
+    /** Resolves when every pending save has been written, closed chats' included. */
     async saved(): Promise<void> {
-        await Promise.all([...this.chats.values()].map(chat => chat.saving));
+        await Promise.all([...this.writing]);
     }
 
     dispose(): void {
@@ -401,9 +403,12 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             ...(chat.record.agent ? { agent: chat.record.agent } : {}), ...(chat.record.role ? { role: chat.record.role } : {}),
             ...(chat.record.compressedFrom ? { compressedFrom: chat.record.compressedFrom } : {})
         };
-        chat.saving = chat.saving.then(() => chat.store.save(snapshot)).catch(error => {
+        const saving = chat.saving.then(() => chat.store.save(snapshot)).catch(error => {
             this.client?.onChatNotice(chat.id, `The chat could not be saved to ${chat.store.directory}: ${error instanceof Error ? error.message : String(error)}. It stays open here; check the folder's permissions or change qodeassist.chat.historyLocation.`);
         });
+        chat.saving = saving;
+        this.writing.add(saving);
+        void saving.finally(() => this.writing.delete(saving));
     }
 
     private storeFor(storage: ChatStorage): ChatStore {
@@ -454,15 +459,9 @@ function formatBytes(bytes: number): string {
     return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
-/** An Auth failure names the variable the key is read from: the provider's own message cannot know it. */
+/** A failure as the chat shows it: an Auth error names where the key is read from. */
 function explainAuthFailure(agent: ResolvedAgent, event: SessionEvent): SessionEvent {
-    if (event.type !== 'Failed' || event.error.category !== 'Auth' || event.error.message.includes('environment variable')) {
-        return event;
-    }
-    return {
-        ...event,
-        error: { ...event.error, message: `${event.error.message} The key of provider "${agent.provider.instance.name}" is read from the environment variable ${keySourceOf(agent).variable}.` }
-    };
+    return event.type === 'Failed' ? { ...event, error: explainAuthError(agent, event.error) } : event;
 }
 
 export function defaultSecretsStore(): SecretsStore {

@@ -149,7 +149,9 @@ describe('QodeAssistRefactorServiceImpl', () => {
         assert.equal(await server.requests[0].ended, 'aborted-by-client');
 
         server.enqueue({ kind: 'status', status: 401, body: 'bad key' });
-        assert.equal((await service.refactor(query())).error?.category, 'Auth');
+        const auth = (await service.refactor(query())).error;
+        assert.equal(auth?.category, 'Auth');
+        assert.match(auth?.message ?? '', /key of provider "fake-openai-provider" is read from the environment variable \w+/);
         server.enqueue({ kind: 'replay', recording: openAITextStreamRecording(['I cannot help with that.']) });
         const noCode = await service.refactor(query());
         assert.equal(noCode.error?.category, 'Provider');

@@ -1,5 +1,5 @@
 import {
-    CancelledError, ConfigurationService, filesWithinBudget, configuredAgentResolver, ContentLoader, ContextAssembler, defaultInstructionFolders, InstructionLibrary, InstructionScope,
+    CancelledError, ConfigurationService, explainAuthError, filesWithinBudget, configuredAgentResolver, ContentLoader, ContextAssembler, defaultInstructionFolders, InstructionLibrary, InstructionScope,
     pickAgent, QodeAssistError, ResolvedAgent, runRefactor, SavedInstruction, SecretsStore, SessionEvent, SessionManager, TokenEstimator, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
@@ -38,13 +38,14 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
         }
         const controller = new AbortController();
         this.running.set(query.id, controller);
+        let agent: ResolvedAgent | undefined;
         try {
             if (query.text.length > MAX_FILE_CHARS) {
                 throw new QodeAssistError({ category: 'Validation', message: `The file has more than ${MAX_FILE_CHARS.toLocaleString('en')} characters; select the code in a smaller file.` });
             }
             const files = query.workspacePath ? new WorkspaceFiles([query.workspacePath], { useGitignore: query.toolSettings?.useGitignore ?? true }) : undefined;
             const configurationService = this.configurations.forWorkspace(query.workspacePath);
-            const agent = this.agentFor(configurationService, query);
+            agent = this.agentFor(configurationService, query);
             const tools = query.tools && agent.enableTools && query.workspacePath
                 ? createToolExecutor({ host: this.client, ownerId: query.id, workspace: query.workspacePath, settings: query.toolSettings })
                 : undefined;
@@ -64,7 +65,8 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             if (error instanceof CancelledError || controller.signal.aborted) {
                 return { cancelled: true };
             }
-            return { error: toErrorInfo(error) };
+            const info = toErrorInfo(error);
+            return { error: agent ? explainAuthError(agent, info) : info };
         } finally {
             this.running.delete(query.id);
         }

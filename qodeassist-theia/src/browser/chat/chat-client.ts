@@ -4,6 +4,7 @@ import { inject, injectable } from '@theia/core/shared/inversify';
 import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { ProblemManager } from '@theia/markers/lib/browser/problem/problem-manager';
 import { ChatEvent, Diagnostic, PermissionAnswer, PermissionRequest, QodeAssistChatClient } from '../../common/chat-protocol';
+import { QodeAssistRefactorClient, RefactorProgress } from '../../common/refactor-protocol';
 import { toDiagnostics } from './diagnostics-conversion';
 import { ChatFileEdits } from './file-edits';
 
@@ -12,9 +13,12 @@ export interface SessionEventsEnvelope {
     events: ChatEvent[];
 }
 
-/** Receives every session event the backend pushes and fans it out; each chat widget listens for its own session. */
+/**
+ * Receives what the backend pushes — chat session events, refactor progress — and fans it out;
+ * each chat widget and inline refactor listens for its own id. Tools of both ask through it.
+ */
 @injectable()
-export class QodeAssistChatClientImpl implements QodeAssistChatClient {
+export class QodeAssistChatClientImpl implements QodeAssistChatClient, QodeAssistRefactorClient {
     @inject(ProblemManager) protected readonly problems: ProblemManager;
     @inject(EditorManager) protected readonly editors: EditorManager;
     @inject(ChatFileEdits) protected readonly fileEdits: ChatFileEdits;
@@ -25,13 +29,20 @@ export class QodeAssistChatClientImpl implements QodeAssistChatClient {
     private readonly onNoticeEmitter = new Emitter<{ chatId: string; message: string }>();
     readonly onDidReceiveNotice: Event<{ chatId: string; message: string }> = this.onNoticeEmitter.event;
 
+    private readonly onRefactorProgressEmitter = new Emitter<{ id: string; progress: RefactorProgress[] }>();
+    readonly onDidReceiveRefactorProgress: Event<{ id: string; progress: RefactorProgress[] }> = this.onRefactorProgressEmitter.event;
+
     private readonly permissionHandlers = new Map<string, (request: PermissionRequest) => Promise<PermissionAnswer>>();
 
     onSessionEvents(sessionId: string, events: ChatEvent[]): void {
         this.onSessionEventsEmitter.fire({ sessionId, events });
     }
 
-    /** The chat widget showing this session answers; without one, nothing runs. */
+    onRefactorProgress(id: string, progress: RefactorProgress[]): void {
+        this.onRefactorProgressEmitter.fire({ id, progress });
+    }
+
+    /** The chat widget or inline refactor showing this session answers; without one, nothing runs. */
     async requestToolPermission(sessionId: string, request: PermissionRequest): Promise<PermissionAnswer> {
         const handler = this.permissionHandlers.get(sessionId);
         return handler ? handler(request) : 'deny';

@@ -1,5 +1,8 @@
 import type { ErrorCategory, ErrorInfo } from '@qodeassist/core';
 
+/** Theia's command that opens the settings, filtered to a query. */
+export const OPEN_PREFERENCES_COMMAND = 'preferences:open';
+
 export type ChatErrorAction = 'retry' | 'open-settings' | 'summarize';
 
 export interface ChatErrorAffordance {

@@ -55,7 +55,7 @@ export const MessageView = React.memo(function MessageView({ message, permission
         </div>}
         {message.parts.map((part, index) => <PartView key={index} part={part} final={message.status !== 'streaming' || index < message.parts.length - 1}
             role={message.role} actions={actions} message={message} />)}
-        {message.status === 'streaming' && permissions.map(pending => <PermissionPrompt key={pending.id} pending={pending} actions={actions} />)}
+        {message.status === 'streaming' && permissions.map(pending => <PermissionPrompt key={pending.id} pending={pending} onAnswer={actions.answerPermission} />)}
         {edits.length > 1 && <div className='qa-edit-all'>
             {undoable.length > 0 && <button className='theia-button secondary' data-action='undo-all' onClick={() => actions.setEdit(message, undoable, 'undone')}>
                 <i className={codicon('discard')} /> {nls.localize('qodeassist/chat/undoAll', 'Undo all')}
@@ -65,7 +65,7 @@ export const MessageView = React.memo(function MessageView({ message, permission
             </button>}
         </div>}
         {message.status === 'cancelled' && <div className='qa-cancelled'>{nls.localize('qodeassist/chat/cancelled', 'Cancelled')}</div>}
-        {message.status === 'failed' && message.error && <ErrorView error={message.error} actions={actions} />}
+        {message.status === 'failed' && message.error && <ErrorView error={message.error} onAction={actions.runErrorAction} />}
         {message.usage && message.status !== 'streaming' && <div className='qa-usage' title={message.manifest ? manifestSummary(message.manifest) : undefined}>
             {usageLine(message.usage)}
         </div>}
@@ -168,7 +168,10 @@ function proposedDiff(request: PermissionRequest): string | undefined {
     return undefined;
 }
 
-function PermissionPrompt({ pending, actions }: { pending: PendingPermission; actions: MessageActions }): React.ReactElement {
+/** A write or execute tool waiting for the user: the exact arguments (a diff for edits) and the answers. */
+export function PermissionPrompt({ pending, onAnswer, within = 'chat' }: {
+    pending: PendingPermission; onAnswer(pending: PendingPermission, answer: PermissionAnswer): void; within?: 'chat' | 'refactor'
+}): React.ReactElement {
     const { request } = pending;
     const diff = proposedDiff(request);
     const write = request.permission === 'write';
@@ -181,20 +184,23 @@ function PermissionPrompt({ pending, actions }: { pending: PendingPermission; ac
         </div>
         {diff ? <DiffView diff={diff} /> : <pre className='qa-permission-args'>{JSON.stringify(request.arguments, undefined, 2)}</pre>}
         <div className='qa-permission-actions'>
-            <button className='theia-button' data-answer='allow-once' onClick={() => actions.answerPermission(pending, 'allow-once')}>
+            <button className='theia-button' data-answer='allow-once' onClick={() => onAnswer(pending, 'allow-once')}>
                 {write ? nls.localize('qodeassist/chat/applyEdit', 'Apply') : nls.localize('qodeassist/chat/allowOnce', 'Allow once')}
             </button>
-            <button className='theia-button secondary' data-answer='allow-chat' onClick={() => actions.answerPermission(pending, 'allow-chat')}>
-                {write ? nls.localize('qodeassist/chat/applyAllChat', 'Apply all in this chat') : nls.localize('qodeassist/chat/allowChat', 'Allow for this chat')}
+            <button className='theia-button secondary' data-answer='allow-chat' onClick={() => onAnswer(pending, 'allow-chat')}>
+                {within === 'refactor'
+                    ? write ? nls.localize('qodeassist/refactor/applyAll', 'Apply all in this refactor') : nls.localize('qodeassist/refactor/allowAll', 'Allow for this refactor')
+                    : write ? nls.localize('qodeassist/chat/applyAllChat', 'Apply all in this chat') : nls.localize('qodeassist/chat/allowChat', 'Allow for this chat')}
             </button>
-            <button className='theia-button secondary' data-answer='deny' onClick={() => actions.answerPermission(pending, 'deny')}>
+            <button className='theia-button secondary' data-answer='deny' onClick={() => onAnswer(pending, 'deny')}>
                 {write ? nls.localize('qodeassist/chat/reject', 'Reject') : nls.localize('qodeassist/chat/deny', 'Deny')}
             </button>
         </div>
     </div>;
 }
 
-function ErrorView({ error, actions }: { error: ErrorInfo; actions: MessageActions }): React.ReactElement {
+/** An error with what to do about it: its category decides the title and the buttons (`except` leaves some out). */
+export function ErrorView({ error, onAction, except = [] }: { error: ErrorInfo; onAction(action: ChatErrorAction): void; except?: readonly ChatErrorAction[] }): React.ReactElement {
     const affordance = affordanceFor(error);
     return <div className='qa-error' data-category={error.category}>
         <div className='qa-error-title'><i className={codicon('error')} /> {affordance.title}</div>
@@ -202,8 +208,8 @@ function ErrorView({ error, actions }: { error: ErrorInfo; actions: MessageActio
         {error.providerDetail && <div className='qa-error-detail'>{error.providerDetail}</div>}
         <div className='qa-error-hint'>{affordance.hint}</div>
         <div className='qa-error-actions'>
-            {affordance.actions.map(action => <button key={action} className='theia-button secondary' data-action={action}
-                onClick={() => actions.runErrorAction(action)}>{actionLabel(action)}</button>)}
+            {affordance.actions.filter(action => !except.includes(action)).map(action => <button key={action} className='theia-button secondary' data-action={action}
+                onClick={() => onAction(action)}>{actionLabel(action)}</button>)}
         </div>
     </div>;
 }

@@ -14,16 +14,15 @@ import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service
 import {
     AgentChoice, ATTACHMENT_LIMITS, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, QodeAssistChatService, RoleChoice, SkillChoice
 } from '../../common/chat-protocol';
-import { QodeAssistPreferences } from '../qodeassist-preferences';
+import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
 import { QodeAssistChatClientImpl } from './chat-client';
-import { ChatErrorAction } from './chat-error-affordance';
+import { ChatErrorAction, OPEN_PREFERENCES_COMMAND } from './chat-error-affordance';
 import { warmUpMarkdown } from './chat-markdown';
 import { manifestSummary, MessageActions, MessageView, PendingPermission } from './chat-message-view';
 import { applySuggestion, mentionsIn, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
 import { AttachmentView, ChatMessage, ChatTranscript, ToolActivity } from './chat-transcript';
 import { ChatFileEdits } from './file-edits';
 
-const OPEN_PREFERENCES_COMMAND = 'preferences:open';
 const HISTORY_COMMAND = 'qodeassist.chat.history';
 const ESTIMATE_DELAY_MS = 300;
 const STREAM_RENDER_MS = 50;
@@ -266,15 +265,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             agent: this.agent || undefined,
             role: this.role || undefined,
             linked: this.linkedPaths(),
-            tools: {
-                disabled: this.preferences['qodeassist.tools.disabled'],
-                allowedCommands: this.preferences['qodeassist.tools.terminal.allowedCommands'],
-                commandTimeoutSeconds: this.preferences['qodeassist.tools.terminal.timeoutSeconds'],
-                commandOutputLimit: this.preferences['qodeassist.tools.terminal.outputLimit'],
-                buildCommand: this.preferences['qodeassist.build.command'],
-                allowOutsideWorkspace: this.preferences['qodeassist.tools.allowOutsideWorkspace'],
-                useGitignore: this.preferences['qodeassist.tools.useGitignore']
-            }
+            tools: toolSettingsOf(this.preferences)
         };
     }
 

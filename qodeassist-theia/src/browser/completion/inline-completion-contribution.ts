@@ -6,7 +6,9 @@ import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import * as monaco from '@theia/monaco-editor-core';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../../common/completion-protocol';
+import { openEditorFiles } from '../open-editors';
 import { QodeAssistPreferences } from '../qodeassist-preferences';
+import { placeOf } from '../workspace-paths';
 import { CompletionStatus, SHOW_COMPLETION_LOG } from './completion-status';
 import { triggerDecision } from './completion-trigger';
 
@@ -159,20 +161,19 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
 
     protected query(model: monaco.editor.ITextModel, position: monaco.Position): CompletionQuery & { version: number } {
         const path = new URI(model.uri.toString()).path.fsPath();
-        const root = this.workspace.tryGetRoots().find(candidate => path.startsWith(`${candidate.resource.path.fsPath()}/`));
-        const workspacePath = root?.resource.path.fsPath();
+        const { workspacePath, project, relativePath } = placeOf(this.workspace, path);
         const budget = this.preferences['qodeassist.completion.openFilesTokens'];
         return {
             id: this.nextId++,
             version: model.getVersionId(),
             workspacePath,
-            project: root?.name,
+            project,
             file: path,
-            relativePath: workspacePath ? path.slice(workspacePath.length + 1) : path,
+            relativePath,
             language: model.getLanguageId(),
             text: model.getValue(),
             offset: model.getOffsetAt(position),
-            openFiles: budget > 0 ? this.openFiles(model, budget) : undefined,
+            openFiles: budget > 0 ? openEditorFiles(this.editors, model.uri.toString(), budget) : undefined,
             settings: {
                 linesBefore: this.preferences['qodeassist.completion.linesBefore'],
                 linesAfter: this.preferences['qodeassist.completion.linesAfter'],
@@ -183,25 +184,6 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
                 useGitignore: this.preferences['qodeassist.tools.useGitignore']
             }
         };
-    }
-
-    /** Other open editors, the most recently used first, cut to about the budget (4 characters a token). */
-    protected openFiles(current: monaco.editor.ITextModel, budget: number): Array<{ path: string; content: string }> {
-        const files: Array<{ path: string; content: string }> = [];
-        let chars = 0;
-        for (const widget of this.editors.all) {
-            const uri = widget.editor.uri;
-            if (uri.scheme !== 'file' || uri.toString() === current.uri.toString()) {
-                continue;
-            }
-            const content = widget.editor.document.getText();
-            if (chars + content.length > budget * 4) {
-                break;
-            }
-            chars += content.length;
-            files.push({ path: uri.path.fsPath(), content });
-        }
-        return files;
     }
 }
 

@@ -97,6 +97,21 @@ describe('quick refactor in Chromium', function () {
         assert.equal(onDisk(), TOTAL);
     });
 
+    it('Stop cancels mid-stream: the HTTP request is aborted, the input stays, the file is untouched', async () => {
+        await refactorLines(2, 5);
+        await zone().locator('.qa-refactor-input').fill('use reduce');
+        await page.keyboard.press('Enter');
+        await page.waitForFunction(() => /const sum = items/.test(document.querySelector('.qa-refactor-proposal')?.textContent?.replace(/\u00a0/g, ' ') ?? ''), undefined, { timeout: 10_000 });
+        await zone().locator('button[data-action=stop]').click();
+        await page.locator('.qa-refactor[data-phase=input]').waitFor({ timeout: 10_000 });
+        assert.equal(await fake.requests.at(-1)!.ended, 'aborted-by-client');
+        assert.equal(await zone().locator('.qa-refactor-input').inputValue(), 'use reduce');
+        assert.equal(await page.locator('.qa-refactor-removed-line').count(), 0);
+        assert.equal(onDisk(), TOTAL);
+        await page.keyboard.press('Escape');
+        await zone().waitFor({ state: 'detached', timeout: 10_000 });
+    });
+
     it('a quick action runs right away; Esc rejects and leaves the file as it was', async () => {
         await refactorLines(2, 5);
         await zone().locator('button[data-action=improve]').click();

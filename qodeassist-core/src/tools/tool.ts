@@ -33,6 +33,8 @@ export interface Tool<Args = Record<string, unknown>> {
     permission: PermissionClass;
     /** Validated before the tool runs: a wrong call becomes an error the model can read. */
     parameters: z.ZodType<Args>;
+    /** The JSON Schema offered to the model when it is not derived from `parameters` (a remote MCP tool's own schema). */
+    inputSchema?: Record<string, unknown>;
     run(args: Args, context: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -45,7 +47,7 @@ export type AnyTool = Tool<any>;
 
 /** The JSON Schema of a tool's parameters, as every protocol's tool definition wants it. */
 export function toolDefinition(tool: AnyTool): CtxTool {
-    const schema = z.toJSONSchema(tool.parameters as z.ZodType) as Record<string, unknown>;
+    const schema = { ...(tool.inputSchema ?? z.toJSONSchema(tool.parameters as z.ZodType) as Record<string, unknown>) };
     delete schema.$schema;
     return { name: tool.name, description: tool.description, parameters: schema };
 }

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** How long the hub waits for a server, in milliseconds. Generous by default: slow servers are common, short fixed limits are not wanted. */
+export interface McpTimeouts {
+    initializeMs: number;
+    listMs: number;
+    callMs: number;
+}
+
+export const DEFAULT_MCP_TIMEOUTS: McpTimeouts = { initializeMs: 60_000, listMs: 60_000, callMs: 600_000 };
+
+const timeouts = z.object({
+    initializeMs: z.number().int().positive().optional(),
+    listMs: z.number().int().positive().optional(),
+    callMs: z.number().int().positive().optional()
+}).strict();
+
+const stdioServer = z.object({
+    command: z.string().min(1, 'the command to start the server is empty'),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+    type: z.literal('stdio').optional(),
+    disabled: z.boolean().optional(),
+    timeouts: timeouts.optional()
+}).strict();
+
+const httpServer = z.object({
+    url: z.string().url('the url is not a valid URL'),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** `http` (Streamable HTTP, the default) or `sse` (the legacy HTTP+SSE transport). */
+    type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
+    disabled: z.boolean().optional(),
+    timeouts: timeouts.optional()
+}).strict();
+
+const mcpFile = z.object({
+    mcpServers: z.record(z.string(), z.union([stdioServer, httpServer]))
+}).passthrough().superRefine((file, context) => {
+    for (const name of Object.keys(file.mcpServers)) {
+        if (!/^[A-Za-z0-9_.-]+$/.test(name)) {
+            context.addIssue({ code: 'custom', path: ['mcpServers', name], message: 'a server name uses letters, digits, ".", "_" and "-" only' });
+        }
+    }
+});
+
+export type McpServerConfig =
+    | { name: string; source: string; transport: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string; disabled: boolean; timeouts: McpTimeouts }
+    | { name: string; source: string; transport: 'http' | 'sse'; url: string; headers: Record<string, string>; disabled: boolean; timeouts: McpTimeouts };
+
+/** A problem with an mcp.json file: which file, what is wrong, and how to fix it. Nothing in that file is used. */
+export interface McpConfigIssue {
+    file: string;
+    message: string;
+}
+
+export interface McpConfigFiles {
+    /** `~/.qodeassist/mcp.json` */
+    user: string;
+    /** `<workspace>/.qodeassist/mcp.json`: a server of the same name replaces the user's. */
+    project?: string;
+}
+
+export function defaultMcpConfigFiles(userHome: string, workspace?: string): McpConfigFiles {
+    return { user: join(userHome, '.qodeassist', 'mcp.json'), project: workspace ? join(workspace, '.qodeassist', 'mcp.json') : undefined };
+}
+
+/** Reads the user's and the project's mcp.json (common `{"mcpServers": {…}}` format); a missing file is no servers, a broken one an issue. */
+export function loadMcpConfig(files: McpConfigFiles): { servers: McpServerConfig[]; issues: McpConfigIssue[] } {
+    const byName = new Map<string, McpServerConfig>();
+    const issues: McpConfigIssue[] = [];
+    for (const file of [files.user, files.project]) {
+        if (!file) {
+            continue;
+        }
+        let text: string;
+        try {
+            text = readFileSync(file, 'utf8');
+        } catch {
+            continue; // No file: no servers from it.
+        }
+        let json: unknown;
+        try {
+            json = JSON.parse(text);
+        } catch (error) {
+            issues.push({ file, message: `not valid JSON (${error instanceof Error ? error.message : String(error)}). Fix the file; its servers are not started until then.` });
+            continue;
+        }
+        const parsed = mcpFile.safeParse(json);
+        if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            issues.push({
+                file,
+                message: `${issue.path.join('.') || 'the file'}: ${issue.message}. Each server is {"command", "args", "env", "cwd"} (stdio) or {"url", "headers", "type": "http" | "sse"}.`
+            });
+            continue;
+        }
+        for (const [name, server] of Object.entries(parsed.data.mcpServers)) {
+            const limits = { ...DEFAULT_MCP_TIMEOUTS, ...server.timeouts };
+            byName.set(name, 'command' in server
+                ? { name, source: file, transport: 'stdio', command: server.command, args: server.args ?? [], env: server.env, cwd: server.cwd, disabled: server.disabled ?? false, timeouts: limits }
+                : { name, source: file, transport: server.type === 'sse' ? 'sse' : 'http', url: server.url, headers: server.headers ?? {}, disabled: server.disabled ?? false, timeouts: limits });
+        }
+    }
+    return { servers: [...byName.values()], issues };
+}
+
+/** A remote tool's name as the model sees it: `mcp_<server>_<tool>`, safe for every provider (letters, digits, `_`, `-`; at most 64). */
+export function mcpToolName(server: string, tool: string): string {
+    const name = `mcp_${server}_${tool}`.replace(/[^A-Za-z0-9_-]/g, '_');
+    return name.length <= 64 ? name : `${name.slice(0, 55)}_${hash(name)}`;
+}
+
+function hash(text: string): string {
+    let value = 0;
+    for (const char of text) {
+        value = (value * 31 + char.charCodeAt(0)) >>> 0;
+    }
+    return value.toString(36).padStart(8, '0').slice(0, 8);
+}

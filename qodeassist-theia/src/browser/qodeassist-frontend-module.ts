@@ -5,6 +5,7 @@ import { FrontendApplicationContribution, KeybindingContribution } from '@theia/
 import { ContainerModule } from '@theia/core/shared/inversify';
 import { QODEASSIST_CHAT_PATH, QodeAssistChatService } from '../common/chat-protocol';
 import { QODEASSIST_COMPLETION_PATH, QodeAssistCompletionService } from '../common/completion-protocol';
+import { QODEASSIST_MCP_PATH, QodeAssistMcpService } from '../common/mcp-protocol';
 import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorService } from '../common/refactor-protocol';
 import { CompletionStatus } from './completion/completion-status';
 import { InlineCompletionContribution } from './completion/inline-completion-contribution';
@@ -12,6 +13,7 @@ import { QodeAssistChatClientImpl } from './chat/chat-client';
 import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
 import { ChatFileEdits } from './chat/file-edits';
+import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
 import { RefactorContribution } from './refactor/refactor-contribution';
 import '../../src/browser/style/qodeassist.css';
@@ -42,6 +44,15 @@ export default new ContainerModule(bind => {
     bind(RefactorContribution).toSelf().inSingletonScope();
     for (const contribution of [CommandContribution, KeybindingContribution, MenuContribution]) {
         bind(contribution).toService(RefactorContribution);
+    }
+
+    bind(McpContribution).toSelf().inSingletonScope();
+    bind(McpClientImpl).toSelf().inSingletonScope();
+    bind(QodeAssistMcpService).toDynamicValue(ctx =>
+        ServiceConnectionProvider.createProxy<QodeAssistMcpService>(ctx.container, QODEASSIST_MCP_PATH, ctx.container.get(McpClientImpl))
+    ).inSingletonScope();
+    for (const contribution of [FrontendApplicationContribution, CommandContribution]) {
+        bind(contribution).toService(McpContribution);
     }
 
     bind(QodeAssistCompletionService).toDynamicValue(ctx =>

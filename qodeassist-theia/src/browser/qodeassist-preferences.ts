@@ -107,6 +107,22 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'boolean', default: false,
             description: 'Ask the refactor agent to think first by default (agents whose request templates support it).'
         },
+        'qodeassist.mcp.server.enabled': {
+            type: 'boolean', default: false,
+            description: 'Serve the QodeAssist tools to other MCP clients (Claude Desktop, Claude Code, VS Code) over Streamable HTTP and HTTP+SSE. They need the token shown when the server starts; write and execute tools ask you first.'
+        },
+        'qodeassist.mcp.server.port': {
+            type: 'number', default: 7717, minimum: 0, maximum: 65535,
+            description: 'Port of the MCP server (0: any free port).'
+        },
+        'qodeassist.mcp.server.host': {
+            type: 'string', default: '127.0.0.1',
+            description: 'Interface the MCP server listens on. Keep the loopback address unless other machines must reach it; the token is then all that protects your tools.'
+        },
+        'qodeassist.mcp.server.allowedOrigins': {
+            type: 'array', items: { type: 'string' }, default: [],
+            description: 'Browser origins allowed to call the MCP server besides its own (requests from other origins are refused against DNS rebinding).'
+        },
         'qodeassist.refactor.openFilesTokens': {
             type: 'number', default: 0, minimum: 0,
             description: 'Tokens of other open editors a refactor may read. 0: none.'
@@ -155,6 +171,10 @@ export interface QodeAssistConfiguration {
     'qodeassist.refactor.tools': boolean;
     'qodeassist.refactor.thinking': boolean;
     'qodeassist.refactor.openFilesTokens': number;
+    'qodeassist.mcp.server.enabled': boolean;
+    'qodeassist.mcp.server.port': number;
+    'qodeassist.mcp.server.host': string;
+    'qodeassist.mcp.server.allowedOrigins': string[];
 }
 
 export const QodeAssistPreferences = Symbol('QodeAssistPreferences');

@@ -1,10 +1,12 @@
 import {
     ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
-    defaultConfigRoots, defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, explainAuthError,
+    defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, explainAuthError,
     pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, SkillsEngine, StoredChat,
     StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
-import { inject, injectable } from '@theia/core/shared/inversify';
+import { inject, injectable, optional } from '@theia/core/shared/inversify';
+import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
+import { McpHubs } from './mcp-service-impl';
 import { agentChoices, createToolExecutor } from './tool-host';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -14,38 +16,6 @@ import {
     AgentChoice, ATTACHMENT_LIMITS, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, ChatToolSettings, OpenedChat, QodeAssistChatClient, QodeAssistChatService,
     editIdOf, RoleChoice, SkillChoice
 } from '../common/chat-protocol';
-
-export const QodeAssistSecretsStore = Symbol('QodeAssistSecretsStore');
-export const QodeAssistConfiguration = Symbol('QodeAssistConfiguration');
-/** The user's home, where `~/.qodeassist/chats` lives when chats are kept per user (tests point it elsewhere). */
-export const QodeAssistUserHome = Symbol('QodeAssistUserHome');
-
-/** Resolves the live configuration for a workspace folder (one service per folder, watched). */
-export interface ConfigurationProvider {
-    forWorkspace(workspacePath: string | undefined): ConfigurationService;
-}
-
-/** One ConfigurationService per workspace folder, created on first use and kept watching. */
-export class WorkspaceConfigurations implements ConfigurationProvider {
-    private readonly services = new Map<string, ConfigurationService>();
-
-    forWorkspace(workspacePath: string | undefined): ConfigurationService {
-        const key = workspacePath ?? '';
-        let service = this.services.get(key);
-        if (!service) {
-            service = new ConfigurationService(defaultConfigRoots(workspacePath)).start();
-            this.services.set(key, service);
-        }
-        return service;
-    }
-
-    dispose(): void {
-        for (const service of this.services.values()) {
-            service.dispose();
-        }
-        this.services.clear();
-    }
-}
 
 /** Where a chat is saved, and what the saved file holds besides the session's history. */
 interface ChatRecord {
@@ -89,7 +59,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
-        @inject(QodeAssistUserHome) private readonly userHome: string
+        @inject(QodeAssistUserHome) private readonly userHome: string,
+        @inject(McpHubs) @optional() private readonly mcp?: McpHubs
     ) { }
 
     setClient(client: QodeAssistChatClient | undefined): void {
@@ -355,7 +326,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         if (chat.tools?.key !== key) {
             const original = chat.original;
             const executor = createToolExecutor({
-                host: this.client, ownerId: chat.id, workspace, settings, skills, originalHistory: original ? () => original : undefined
+                host: this.client, ownerId: chat.id, workspace, settings, skills, originalHistory: original ? () => original : undefined,
+                extraTools: this.mcp?.toolsFor(workspace)
             });
             chat.tools = { key, executor };
         }

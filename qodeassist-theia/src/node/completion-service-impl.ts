@@ -5,7 +5,7 @@ import {
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../common/completion-protocol';
 import { shareableOpenFiles } from './open-files';
-import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore } from './chat-service-impl';
+import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore } from './backend-symbols';
 
 /** Files larger than this are not sent to a model for completion. */
 const MAX_FILE_CHARS = 1_000_000;

@@ -1,13 +1,15 @@
+import { BackendApplicationContribution } from '@theia/core/lib/node/backend-application';
 import { ConnectionContainerModule } from '@theia/core/lib/node/messaging/connection-container-module';
 import { ContainerModule } from '@theia/core/shared/inversify';
 import { QODEASSIST_CHAT_PATH, QodeAssistChatClient } from '../common/chat-protocol';
 import { QODEASSIST_COMPLETION_PATH } from '../common/completion-protocol';
+import { QODEASSIST_MCP_PATH, QodeAssistMcpClient } from '../common/mcp-protocol';
 import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorClient } from '../common/refactor-protocol';
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
+import { defaultMcpSecrets, McpHubs, McpServerHost, QodeAssistMcpSecrets, QodeAssistMcpServiceImpl } from './mcp-service-impl';
 import { QodeAssistRefactorServiceImpl } from './refactor-service-impl';
-import {
-    defaultSecretsStore, defaultUserHome, QodeAssistChatServiceImpl, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome, WorkspaceConfigurations
-} from './chat-service-impl';
+import { QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome, WorkspaceConfigurations } from './backend-symbols';
+import { defaultSecretsStore, defaultUserHome, QodeAssistChatServiceImpl } from './chat-service-impl';
 
 /** Chat sessions, refactors and completion engines live per frontend connection, so one browser tab never sees another's events. */
 const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBackendService }) => {
@@ -23,6 +25,12 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
         client.onDidCloseConnection(() => service.dispose());
         return service;
     });
+    bind(QodeAssistMcpServiceImpl).toSelf().inSingletonScope();
+    bindBackendService<QodeAssistMcpServiceImpl, QodeAssistMcpClient>(QODEASSIST_MCP_PATH, QodeAssistMcpServiceImpl, (service, client) => {
+        service.setClient(client);
+        client.onDidCloseConnection(() => service.dispose());
+        return service;
+    });
     bind(QodeAssistCompletionServiceImpl).toSelf().inSingletonScope();
     bindBackendService<QodeAssistCompletionServiceImpl, object>(QODEASSIST_COMPLETION_PATH, QodeAssistCompletionServiceImpl, (service, client) => {
         (client as { onDidCloseConnection?(listener: () => void): void }).onDidCloseConnection?.(() => service.dispose());
@@ -34,5 +42,15 @@ export default new ContainerModule(bind => {
     bind(QodeAssistSecretsStore).toDynamicValue(() => defaultSecretsStore()).inSingletonScope();
     bind(QodeAssistConfiguration).toConstantValue(new WorkspaceConfigurations());
     bind(QodeAssistUserHome).toConstantValue(defaultUserHome());
+    bind(QodeAssistMcpSecrets).toDynamicValue(ctx => defaultMcpSecrets(ctx.container.get<string>(QodeAssistUserHome))).inSingletonScope();
+    bind(McpHubs).toSelf().inSingletonScope();
+    bind(McpServerHost).toSelf().inSingletonScope();
+    bind(BackendApplicationContribution).toDynamicValue(ctx => ({
+        // Hub servers and the server mode end with the backend.
+        onStop: () => {
+            void ctx.container.get(McpHubs).dispose();
+            void ctx.container.get(McpServerHost).dispose();
+        }
+    })).inSingletonScope();
     bind(ConnectionContainerModule).toConstantValue(chatConnectionModule);
 });

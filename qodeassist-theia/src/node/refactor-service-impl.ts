@@ -2,10 +2,11 @@ import {
     CancelledError, ConfigurationService, explainAuthError, filesWithinBudget, configuredAgentResolver, ContentLoader, ContextAssembler, defaultInstructionFolders, InstructionLibrary, InstructionScope,
     pickAgent, QodeAssistError, ResolvedAgent, runRefactor, SavedInstruction, SecretsStore, SessionEvent, SessionManager, TokenEstimator, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
-import { inject, injectable } from '@theia/core/shared/inversify';
+import { inject, injectable, optional } from '@theia/core/shared/inversify';
+import { McpHubs } from './mcp-service-impl';
 import { AgentChoice } from '../common/chat-protocol';
 import { QodeAssistRefactorClient, QodeAssistRefactorService, RefactorAnswer, RefactorProgress, RefactorQuery } from '../common/refactor-protocol';
-import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './chat-service-impl';
+import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
 import { shareableOpenFiles } from './open-files';
 import { agentChoices, createToolExecutor } from './tool-host';
 
@@ -25,7 +26,8 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
-        @inject(QodeAssistUserHome) private readonly userHome: string
+        @inject(QodeAssistUserHome) private readonly userHome: string,
+        @inject(McpHubs) @optional() private readonly mcp?: McpHubs
     ) { }
 
     setClient(client: QodeAssistRefactorClient | undefined): void {
@@ -47,7 +49,9 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             const configurationService = this.configurations.forWorkspace(query.workspacePath);
             agent = this.agentFor(configurationService, query);
             const tools = query.tools && agent.enableTools && query.workspacePath
-                ? createToolExecutor({ host: this.client, ownerId: query.id, workspace: query.workspacePath, settings: query.toolSettings })
+                ? createToolExecutor({
+                    host: this.client, ownerId: query.id, workspace: query.workspacePath, settings: query.toolSettings, extraTools: this.mcp?.toolsFor(query.workspacePath)
+                })
                 : undefined;
             const result = await runRefactor({
                 target: { filePath: query.relativePath, language: query.language, text: query.text, selection: query.selection, cursor: query.cursor },

@@ -1,4 +1,4 @@
-import { CHAT_PROTOCOLS, Configuration, createBuiltinTools, HistoryMessage, SkillsEngine, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles } from '@qodeassist/core';
+import { AnyTool, CHAT_PROTOCOLS, Configuration, createBuiltinTools, HistoryMessage, SkillsEngine, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles } from '@qodeassist/core';
 import { AgentChoice, ChatToolSettings } from '../common/chat-protocol';
 import { ToolHostClient } from '../common/tool-host-protocol';
 
@@ -13,6 +13,8 @@ export interface ToolExecutorOptions {
     skills?: SkillsEngine;
     /** The history a summary chat was made from, for read_original_history. */
     originalHistory?: () => readonly HistoryMessage[];
+    /** More tools, asked for at every request (the MCP hub's, which come and go with their servers). */
+    extraTools?: () => readonly AnyTool[];
 }
 
 /** The built-in tools confined to a workspace folder; write and execute ask the user through the host first. */
@@ -26,6 +28,9 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolKitExecuto
         originalHistory: options.originalHistory
     });
     registry.register(() => tools);
+    if (options.extraTools) {
+        registry.register(options.extraTools);
+    }
     return new ToolKitExecutor(registry, ownerId, {
         files: new WorkspaceFiles([workspace], { allowOutside: settings?.allowOutsideWorkspace, useGitignore: settings?.useGitignore ?? true }),
         documents: { readOpen: async path => host?.readOpenDocument(path) },

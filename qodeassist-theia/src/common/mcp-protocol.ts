@@ -1,0 +1,51 @@
+import type { McpConfigIssue, McpServerState } from '@qodeassist/core';
+import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
+import { ChatToolSettings } from './chat-protocol';
+import { ToolHostClient } from './tool-host-protocol';
+
+export type { McpConfigIssue, McpServerState };
+
+export const QODEASSIST_MCP_PATH = '/services/qodeassist/mcp';
+
+/** The user's MCP server-mode settings (preferences `qodeassist.mcp.server.*`). */
+export interface McpServerSettings {
+    enabled: boolean;
+    port: number;
+    host: string;
+    allowedOrigins: string[];
+    /** The folder the served tools are confined to. */
+    workspacePath?: string;
+    tools?: ChatToolSettings;
+}
+
+export interface McpServerStatus {
+    running: boolean;
+    url?: string;
+    sseUrl?: string;
+    /** Why it is not running although enabled (port taken…). */
+    error?: string;
+    /** Set only when a token was just created: shown to the user once, never sent again. */
+    newToken?: string;
+    /** Clients connected now. */
+    sessions: number;
+    /** The stdio bridge's script, for the snippets. */
+    bridgePath: string;
+}
+
+export const QodeAssistMcpService = Symbol('QodeAssistMcpService');
+
+export interface QodeAssistMcpService extends RpcServer<QodeAssistMcpClient> {
+    /** Starts, restarts or stops the server to match the settings. */
+    configureServer(settings: McpServerSettings): Promise<McpServerStatus>;
+    serverStatus(): Promise<McpServerStatus>;
+    /** A new token replaces the old one at once (connected clients must use the new one); it is returned this one time. */
+    rotateToken(): Promise<McpServerStatus>;
+    /** The client hub of a workspace: each configured server's state, and problems with the mcp.json files. */
+    hubState(workspacePath: string | undefined): Promise<{ servers: McpServerState[]; issues: McpConfigIssue[] }>;
+    reconnect(workspacePath: string | undefined, server: string): Promise<void>;
+}
+
+export interface QodeAssistMcpClient extends ToolHostClient {
+    /** A hub's servers or the server mode changed: views showing them refresh. */
+    onMcpChanged(): void;
+}

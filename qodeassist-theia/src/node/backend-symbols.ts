@@ -1,0 +1,34 @@
+/** What the QodeAssist backend services share, bound once in the backend module. */
+import { ConfigurationService, defaultConfigRoots } from '@qodeassist/core';
+
+export const QodeAssistSecretsStore = Symbol('QodeAssistSecretsStore');
+export const QodeAssistConfiguration = Symbol('QodeAssistConfiguration');
+/** The user's home, where `~/.qodeassist/chats` lives when chats are kept per user (tests point it elsewhere). */
+export const QodeAssistUserHome = Symbol('QodeAssistUserHome');
+
+/** Resolves the live configuration for a workspace folder (one service per folder, watched). */
+export interface ConfigurationProvider {
+    forWorkspace(workspacePath: string | undefined): ConfigurationService;
+}
+
+/** One ConfigurationService per workspace folder, created on first use and kept watching. */
+export class WorkspaceConfigurations implements ConfigurationProvider {
+    private readonly services = new Map<string, ConfigurationService>();
+
+    forWorkspace(workspacePath: string | undefined): ConfigurationService {
+        const key = workspacePath ?? '';
+        let service = this.services.get(key);
+        if (!service) {
+            service = new ConfigurationService(defaultConfigRoots(workspacePath)).start();
+            this.services.set(key, service);
+        }
+        return service;
+    }
+
+    dispose(): void {
+        for (const service of this.services.values()) {
+            service.dispose();
+        }
+        this.services.clear();
+    }
+}

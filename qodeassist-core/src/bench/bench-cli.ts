@@ -23,7 +23,9 @@ import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
 import { WorkspaceFiles } from '../tools/workspace-files';
 import { defaultSkillRoots, SkillsEngine } from '../skills/skills-engine';
 import { postprocessCompletion } from '../features/completion/completion-postprocess';
-import { firstFencedBlock, parseRange, splitAtMarker, splitAtPosition } from './source-position';
+import { cleanRefactorResponse } from '../features/refactor/refactor-response';
+import { DEFAULT_LINES_AROUND, refactorLayer, selectionIndent } from '../features/refactor/refactor-prompt';
+import { parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
 
@@ -201,18 +203,23 @@ class BenchContext {
         });
     }
 
+    /** The quick refactor's own prompt (the `refactor` layer, the instruction as the message) and cleaning, as in the IDE. */
     async refactor(): Promise<number> {
         const file = this.required('file');
         const instruction = this.required('instruction');
         const path = this.path(file);
         const text = readFileSync(path, 'utf8');
-        const { start, end } = parseRange(text, this.required('range'));
-        const code = `${text.slice(0, start)}<selection_start>${text.slice(start, end)}<selection_end>${text.slice(end)}`;
-        const prompt = `File: ${file} (${languageOfPath(path)})\n\nRewrite the code between <selection_start> and <selection_end> as instructed. Reply with the replacement for the selection only, in one fenced code block.\n\nInstruction: ${instruction}\n\n\`\`\`\n${code}\n\`\`\``;
-        return this.run([{ type: 'text', text: prompt }], undefined, session => {
+        const selection = parseRange(text, this.required('range'));
+        const target = { filePath: file, language: languageOfPath(path), text, selection, cursor: selection.end };
+        const indent = { insertSpaces: !/^\t/m.test(text), tabSize: 4 };
+        const { indent: baseIndent, startsMidLine } = selectionIndent(target);
+        const layer = refactorLayer(target, { linesAround: DEFAULT_LINES_AROUND, indent });
+        return this.run([{ type: 'text', text: instruction }], undefined, session => {
             const answer = session.history[session.history.length - 1];
-            return answer?.role === 'assistant' ? firstFencedBlock(messageText(answer)) : '';
-        }, 'refactor');
+            return answer?.role === 'assistant'
+                ? cleanRefactorResponse(messageText(answer), { baseIndent, startsMidLine, endsWithNewline: text.slice(selection.start, selection.end).endsWith('\n'), indent })
+                : '';
+        }, { refactor: layer });
     }
 
     /** The ToolKit for --tools: the built-in tools, confined to the workspace, permissions from --allow. */
@@ -234,7 +241,7 @@ class BenchContext {
         });
     }
 
-    private async run(blocks: HistoryBlock[], completion: CompletionInput | undefined, result: (session: Session) => string, layer?: string): Promise<number> {
+    private async run(blocks: HistoryBlock[], completion: CompletionInput | undefined, result: (session: Session) => string, layers: Record<string, string> = {}): Promise<number> {
         const agent = this.agent();
         const tools = this.toolkit();
         const sessionAgent = await sessionAgentFor(agent, this.secrets);
@@ -263,8 +270,8 @@ class BenchContext {
             }
         });
         session.setLayer('skills.catalog', [this.skills.alwaysOnText(), this.values.tools ? this.skills.catalog() : ''].filter(Boolean).join('\n\n'));
-        if (layer === 'refactor') {
-            session.setLayer('refactor', 'You are refactoring code inside an IDE: keep the file\'s style and indentation, change only the selection.');
+        for (const [name, text] of Object.entries(layers)) {
+            session.setLayer(name, text);
         }
         let timedOut = false;
         const timeout = this.values.timeout ? setTimeout(() => { timedOut = true; void session.cancel(); }, Number(this.values.timeout) * 1000) : undefined;

@@ -46,9 +46,3 @@ export function parseRange(text: string, range: string): { start: number; end: n
     }
     return { start, end };
 }
-
-/** The first fenced code block's body, or the text itself when it has none. */
-export function firstFencedBlock(text: string): string {
-    const match = /```[^\n]*\n([\s\S]*?)\n?```/.exec(text);
-    return match ? match[1] : text;
-}

@@ -118,7 +118,7 @@ describe('qodeassist-bench (spawned)', function () {
         assert.match(bad.stderr, /line 9 is outside the file \(1–4\)/);
     });
 
-    it('refactor: marks the selection and prints the first fenced block of the answer', async () => {
+    it('refactor: the IDE\'s refactor prompt (marked selection in the refactor layer, the instruction as the message) and its cleaning', async () => {
         const fenced = [
             'data: {"choices":[{"index":0,"delta":{"content":"Here:\\n```ts\\nreturn Array.from(text).reverse().join(\'\');\\n```"},"finish_reason":null}]}\n\n',
             'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n', 'data: [DONE]\n\n'
@@ -127,9 +127,9 @@ describe('qodeassist-bench (spawned)', function () {
         const run = await bench(['refactor', '--agent', 'fake-openai', '--file', 'src/reverse.ts', '--range', '2:1-2:9', '--instruction', 'use Array.from', ...workspaceArgs()]);
         assert.equal(run.code, 0, run.stderr);
         assert.equal(run.stdout, 'return Array.from(text).reverse().join(\'\');\n');
-        const prompt = JSON.parse(server.requests[0].body).messages.at(-1).content[0].text;
-        assert.match(prompt, /<selection_start><CURSOR><selection_end>/);
-        assert.match(prompt, /Instruction: use Array.from/);
+        const messages = JSON.parse(server.requests[0].body).messages;
+        assert.match(JSON.stringify(messages[0].content), /File: src\/reverse\.ts \(typescript\)[\s\S]*<selection_start><CURSOR><selection_end>/);
+        assert.equal(messages.at(-1).content[0].text, 'use Array.from');
     });
 
     it('--provider-url sends elsewhere; a failure exits 1 with its category', async () => {

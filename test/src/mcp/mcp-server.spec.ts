@@ -116,6 +116,18 @@ describe('MCP server mode (the official SDK client against it)', function () {
         await assert.rejects(new Client({ name: 'anon', version: '1' }).connect(new StreamableHTTPClientTransport(new URL(server.url))));
     });
 
+    it('100 concurrent calls from 10 clients all complete, and every session closes afterwards', async () => {
+        const before = server.sessionCount;
+        const many = await Promise.all(Array.from({ length: 10 }, () => connect('http')));
+        const results = await Promise.all(Array.from({ length: 100 }, (_, i) => many[i % 10].callTool(
+            i % 2 ? { name: 'read_file', arguments: { path: 'src/app.ts' } } : { name: 'search_project', arguments: { query: 'return' } }
+        )));
+        assert.deepEqual(results.filter(result => result.isError), []);
+        assert.ok(results.every(result => /42|return/.test(text(result))));
+        await Promise.all(many.map(client => (client.transport as StreamableHTTPClientTransport).terminateSession()));
+        assert.equal(server.sessionCount, before);
+    });
+
     it('closes a client\'s session when it disconnects', async () => {
         const before = server.sessionCount;
         const http = await connect('http');

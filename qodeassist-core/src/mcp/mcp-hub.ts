@@ -3,7 +3,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { FSWatcher, watch } from 'node:fs';
+import { existsSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { z } from 'zod';
 import { Logger } from '../ports/logger';
@@ -190,7 +190,7 @@ export class McpHub {
     private connections = new Map<string, ServerConnection>();
     private issueList: McpConfigIssue[] = [];
     private readonly listeners = new Set<() => void>();
-    private readonly watchers: FSWatcher[] = [];
+    private readonly watchers: Array<{ close(): void }> = [];
     private reloadTimer: NodeJS.Timeout | undefined;
     readonly options: Required<Pick<McpHubOptions, 'backoffMs' | 'maxBackoffMs' | 'reloadDelayMs'>> & McpHubOptions;
 
@@ -301,18 +301,29 @@ export class McpHub {
         this.changed();
     }
 
+    /** Watches the file's folder; while that folder does not exist yet, its parent, until it appears. */
     private watch(file: string): void {
-        try {
-            const watcher = watch(dirname(file), (_event, name) => {
+        const folder = dirname(file);
+        const watched = existsSync(folder) ? folder : dirname(folder);
+        if (!existsSync(watched)) {
+            return; // Neither the folder nor its parent: nothing to watch (a workspace that is gone).
+        }
+        const watcher = watch(watched, (_event, name) => {
+            if (watched === folder) {
                 if (name === null || name.toString() === basename(file)) {
                     this.scheduleReload();
                 }
-            });
-            watcher.on('error', () => watcher.close());
-            this.watchers.push(watcher);
-        } catch {
-            // The folder does not exist yet: nothing to watch; creating .qodeassist needs a restart of the hub.
-        }
+            } else if (existsSync(folder)) {
+                // The folder appeared: watch it from now on, and read what it may already hold.
+                handle.close();
+                this.watchers.splice(this.watchers.indexOf(handle), 1);
+                this.watch(file);
+                this.scheduleReload();
+            }
+        });
+        watcher.on('error', () => watcher.close());
+        const handle = { close: () => watcher.close() };
+        this.watchers.push(handle);
     }
 
     private scheduleReload(): void {

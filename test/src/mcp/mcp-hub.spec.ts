@@ -119,6 +119,18 @@ describe('MCP client hub against the reference servers', function () {
         assert.deepEqual(hub!.states(), []);
     });
 
+    it('notices an mcp.json whose folder did not exist when the hub started', async () => {
+        rmSync(join(workspace, '.qodeassist'), { recursive: true, force: true });
+        await start().settled();
+        assert.deepEqual(hub!.states(), []);
+        mkdirSync(join(workspace, '.qodeassist'));
+        writeConfig('project', { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } });
+        for (let waited = 0; !hub!.states().some(state => state.status === 'ready') && waited < 15_000; waited += 100) {
+            await new Promise(resolve => setTimeout(resolve, 100));
+        }
+        assert.equal(hub!.states()[0]?.status, 'ready');
+    });
+
     it('its tools run inside a chat tool loop against the fake provider, behind the permission gate', async () => {
         writeConfig('user', { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } });
         await start().settled();

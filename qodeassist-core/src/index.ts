@@ -76,3 +76,4 @@ export * from './context/open-files';
 export * from './mcp/mcp-config';
 export * from './mcp/mcp-hub';
 export * from './mcp/mcp-server';
+export * from './config/config-edits';

@@ -20,6 +20,11 @@ export interface AgentTarget {
 /** Provider APIs that always need a key: a missing one is reported before any request is made. */
 const KEY_REQUIRED: ReadonlySet<ClientApi> = new Set(['claude', 'openai', 'openai_responses', 'openrouter', 'google', 'mistral', 'codestral', 'qwen', 'qwen_responses', 'deepseek']);
 
+/** Whether a provider API cannot answer without a key (local servers can). */
+export function needsKey(api: ClientApi): boolean {
+    return KEY_REQUIRED.has(api);
+}
+
 /** The key reference of an agent's provider (its name when it sets none) and the variable that holds it. */
 export function keySourceOf(agent: ResolvedAgent): { ref: string; variable: string } {
     const ref = agent.provider.instance.api_key_ref ?? agent.provider.instance.name;

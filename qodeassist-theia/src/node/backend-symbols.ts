@@ -1,10 +1,24 @@
 /** What the QodeAssist backend services share, bound once in the backend module. */
-import { ConfigurationService, defaultConfigRoots } from '@qodeassist/core';
+import { ChainedSecretsStore, ConfigurationService, defaultConfigRoots, EnvironmentSecretsStore, FileSecretsStore, SecretsStore, WritableSecretsStore } from '@qodeassist/core';
+import { join } from 'node:path';
 
 export const QodeAssistSecretsStore = Symbol('QodeAssistSecretsStore');
 export const QodeAssistConfiguration = Symbol('QodeAssistConfiguration');
 /** The user's home, where `~/.qodeassist/chats` lives when chats are kept per user (tests point it elsewhere). */
 export const QodeAssistUserHome = Symbol('QodeAssistUserHome');
+
+/** Where keys set from the IDE and the MCP server token are stored. */
+export const QodeAssistWritableSecrets = Symbol('QodeAssistWritableSecrets');
+
+/** `~/.qodeassist/secrets.json`, readable by its owner only: for machines without a keyring (containers, CI). */
+export function defaultWritableSecrets(userHome: string): WritableSecretsStore {
+    return new FileSecretsStore(join(userHome, '.qodeassist', 'secrets.json'));
+}
+
+/** Keys are read from the environment first (`<REF>_API_KEY`), then from what the user stored in the IDE. */
+export function defaultSecretsStore(writable: SecretsStore): SecretsStore {
+    return new ChainedSecretsStore([new EnvironmentSecretsStore(), writable]);
+}
 
 /** Resolves the live configuration for a workspace folder (one service per folder, watched). */
 export interface ConfigurationProvider {

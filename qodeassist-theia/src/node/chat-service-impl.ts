@@ -1,6 +1,6 @@
 import {
     ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
-    defaultSkillRoots, EnvironmentSecretsStore, findFiles, HistoryBlock, HistoryMessage, isTerminal, explainAuthError,
+    defaultSkillRoots, findFiles, HistoryBlock, HistoryMessage, isTerminal, explainAuthError,
     pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, SkillsEngine, StoredChat,
     StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
@@ -434,10 +434,6 @@ function formatBytes(bytes: number): string {
 /** A failure as the chat shows it: an Auth error names where the key is read from. */
 function explainAuthFailure(agent: ResolvedAgent, event: SessionEvent): SessionEvent {
     return event.type === 'Failed' ? { ...event, error: explainAuthError(agent, event.error) } : event;
-}
-
-export function defaultSecretsStore(): SecretsStore {
-    return new EnvironmentSecretsStore();
 }
 
 export function defaultUserHome(): string {

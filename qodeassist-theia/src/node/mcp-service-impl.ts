@@ -1,20 +1,12 @@
-import { AnyTool, defaultMcpConfigFiles, FileSecretsStore, generateMcpToken, McpHub, McpToolServer, WritableSecretsStore } from '@qodeassist/core';
+import { AnyTool, defaultMcpConfigFiles, generateMcpToken, McpHub, McpToolServer, WritableSecretsStore } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
-import { join } from 'node:path';
 import { McpServerSettings, McpServerStatus, QodeAssistMcpClient, QodeAssistMcpService } from '../common/mcp-protocol';
 import { ToolHostClient } from '../common/tool-host-protocol';
-import { QodeAssistUserHome } from './backend-symbols';
+import { QodeAssistUserHome, QodeAssistWritableSecrets } from './backend-symbols';
 import { createToolExecutor } from './tool-host';
 
 /** The secret ref the server token is kept under. */
 const TOKEN_REF = 'qodeassist-mcp-server-token';
-
-export const QodeAssistMcpSecrets = Symbol('QodeAssistMcpSecrets');
-
-/** The writable store for the MCP server token: `~/.qodeassist/secrets.json`, readable by its owner only. */
-export function defaultMcpSecrets(userHome: string): WritableSecretsStore {
-    return new FileSecretsStore(join(userHome, '.qodeassist', 'secrets.json'));
-}
 
 /** One MCP client hub per workspace folder for the whole backend: its servers are started once, whatever the number of windows. */
 @injectable()
@@ -65,7 +57,7 @@ export class McpServerHost {
     private readonly clients: QodeAssistMcpClient[] = [];
     private readonly listeners = new Set<() => void>();
 
-    constructor(@inject(QodeAssistMcpSecrets) private readonly secrets: WritableSecretsStore) { }
+    constructor(@inject(QodeAssistWritableSecrets) private readonly secrets: WritableSecretsStore) { }
 
     /** Where the tools ask and reach the editors: the newest window. */
     private readonly host: ToolHostClient = {

@@ -3,13 +3,17 @@ import { ConnectionContainerModule } from '@theia/core/lib/node/messaging/connec
 import { ContainerModule } from '@theia/core/shared/inversify';
 import { QODEASSIST_CHAT_PATH, QodeAssistChatClient } from '../common/chat-protocol';
 import { QODEASSIST_COMPLETION_PATH } from '../common/completion-protocol';
+import { QODEASSIST_CONFIG_PATH, QodeAssistConfigClient } from '../common/config-protocol';
 import { QODEASSIST_MCP_PATH, QodeAssistMcpClient } from '../common/mcp-protocol';
 import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorClient } from '../common/refactor-protocol';
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
-import { defaultMcpSecrets, McpHubs, McpServerHost, QodeAssistMcpSecrets, QodeAssistMcpServiceImpl } from './mcp-service-impl';
+import { McpHubs, McpServerHost, QodeAssistMcpServiceImpl } from './mcp-service-impl';
+import { QodeAssistConfigServiceImpl } from './config-service-impl';
 import { QodeAssistRefactorServiceImpl } from './refactor-service-impl';
-import { QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome, WorkspaceConfigurations } from './backend-symbols';
-import { defaultSecretsStore, defaultUserHome, QodeAssistChatServiceImpl } from './chat-service-impl';
+import {
+    defaultSecretsStore, defaultWritableSecrets, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome, QodeAssistWritableSecrets, WorkspaceConfigurations
+} from './backend-symbols';
+import { defaultUserHome, QodeAssistChatServiceImpl } from './chat-service-impl';
 
 /** Chat sessions, refactors and completion engines live per frontend connection, so one browser tab never sees another's events. */
 const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBackendService }) => {
@@ -31,6 +35,12 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
         client.onDidCloseConnection(() => service.dispose());
         return service;
     });
+    bind(QodeAssistConfigServiceImpl).toSelf().inSingletonScope();
+    bindBackendService<QodeAssistConfigServiceImpl, QodeAssistConfigClient>(QODEASSIST_CONFIG_PATH, QodeAssistConfigServiceImpl, (service, client) => {
+        service.setClient(client);
+        client.onDidCloseConnection(() => service.dispose());
+        return service;
+    });
     bind(QodeAssistCompletionServiceImpl).toSelf().inSingletonScope();
     bindBackendService<QodeAssistCompletionServiceImpl, object>(QODEASSIST_COMPLETION_PATH, QodeAssistCompletionServiceImpl, (service, client) => {
         (client as { onDidCloseConnection?(listener: () => void): void }).onDidCloseConnection?.(() => service.dispose());
@@ -39,10 +49,10 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
 });
 
 export default new ContainerModule(bind => {
-    bind(QodeAssistSecretsStore).toDynamicValue(() => defaultSecretsStore()).inSingletonScope();
+    bind(QodeAssistSecretsStore).toDynamicValue(ctx => defaultSecretsStore(ctx.container.get(QodeAssistWritableSecrets))).inSingletonScope();
     bind(QodeAssistConfiguration).toConstantValue(new WorkspaceConfigurations());
     bind(QodeAssistUserHome).toConstantValue(defaultUserHome());
-    bind(QodeAssistMcpSecrets).toDynamicValue(ctx => defaultMcpSecrets(ctx.container.get<string>(QodeAssistUserHome))).inSingletonScope();
+    bind(QodeAssistWritableSecrets).toDynamicValue(ctx => defaultWritableSecrets(ctx.container.get<string>(QodeAssistUserHome))).inSingletonScope();
     bind(McpHubs).toSelf().inSingletonScope();
     bind(McpServerHost).toSelf().inSingletonScope();
     bind(BackendApplicationContribution).toDynamicValue(ctx => ({

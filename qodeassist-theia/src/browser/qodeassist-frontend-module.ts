@@ -5,6 +5,7 @@ import { FrontendApplicationContribution, KeybindingContribution } from '@theia/
 import { ContainerModule } from '@theia/core/shared/inversify';
 import { QODEASSIST_CHAT_PATH, QodeAssistChatService } from '../common/chat-protocol';
 import { QODEASSIST_COMPLETION_PATH, QodeAssistCompletionService } from '../common/completion-protocol';
+import { QODEASSIST_CONFIG_PATH, QodeAssistConfigService } from '../common/config-protocol';
 import { QODEASSIST_MCP_PATH, QodeAssistMcpService } from '../common/mcp-protocol';
 import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorService } from '../common/refactor-protocol';
 import { CompletionStatus } from './completion/completion-status';
@@ -13,6 +14,8 @@ import { QodeAssistChatClientImpl } from './chat/chat-client';
 import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
 import { ChatFileEdits } from './chat/file-edits';
+import { ConfigurationContribution } from './config/configuration-contribution';
+import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-widget';
 import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
 import { RefactorContribution } from './refactor/refactor-contribution';
@@ -54,6 +57,14 @@ export default new ContainerModule(bind => {
     for (const contribution of [FrontendApplicationContribution, CommandContribution]) {
         bind(contribution).toService(McpContribution);
     }
+
+    bind(ConfigClientImpl).toSelf().inSingletonScope();
+    bind(QodeAssistConfigService).toDynamicValue(ctx =>
+        ServiceConnectionProvider.createProxy<QodeAssistConfigService>(ctx.container, QODEASSIST_CONFIG_PATH, ctx.container.get(ConfigClientImpl))
+    ).inSingletonScope();
+    bind(ConfigurationWidget).toSelf();
+    bind(WidgetFactory).toDynamicValue(ctx => ({ id: ConfigurationWidget.ID, createWidget: () => ctx.container.get(ConfigurationWidget) })).inSingletonScope();
+    bindViewContribution(bind, ConfigurationContribution);
 
     bind(QodeAssistCompletionService).toDynamicValue(ctx =>
         ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH)

@@ -1,0 +1,102 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Page } from 'playwright-core';
+import { workspaceConfiguration } from './chat-page';
+import { screenshotPath } from './chromium';
+import { useBrowserApp } from './e2e-session';
+import { runCommand } from './theia-page';
+
+describe('configuration view in Chromium', function () {
+    this.timeout(180_000);
+
+    const session = useBrowserApp(fake => ({
+        files: {
+            ...workspaceConfiguration(fake.url),
+            '.qodeassist/agents/second.toml': 'schema_version = 1\nname = "second-chat"\nextends = "openai-base"\nprovider_instance = "fake"\nmodel = "other-model"\n'
+        }
+    }));
+    const { fake, app } = session;
+    let page: Page;
+    const view = () => page.locator('.qa-config-root');
+
+    before(async () => {
+        page = session.page;
+        // A saved instruction the view lists.
+        const instructions = join(app.root, 'home', '.qodeassist', 'instructions');
+        mkdirSync(instructions, { recursive: true });
+        writeFileSync(join(instructions, 'tidy.json'), JSON.stringify({ id: 'tidy', name: 'Tidy', body: 'Tidy this up.', version: 1 }));
+        await runCommand(page, 'QodeAssist: Open Configuration');
+        await view().waitFor({ timeout: 20_000 });
+    });
+
+    it('adds a provider, stores its key, and lists its models live from the fake server', async () => {
+        const form = view().locator('[data-form=provider]');
+        await form.locator('[data-field=name]').fill('added');
+        await form.locator('[data-field=client-api]').selectOption('openai_compatible');
+        await form.locator('[data-field=url]').fill(`${fake.url}/v1`);
+        await form.locator('[data-field=key-ref]').fill('added_key');
+        await form.locator('[data-action=add-provider]').click();
+        const row = view().locator('tr[data-provider=added]');
+        await row.waitFor({ timeout: 20_000 });
+        assert.match(readFileSync(join(app.workspace, '.qodeassist', 'providers', 'added.toml'), 'utf8'), /client_api = "openai_compatible"\napi_key_ref = "added_key"|api_key_ref = "added_key"/);
+        assert.equal(await row.locator('[data-key-state]').getAttribute('data-key-state'), 'missing');
+
+        await row.locator('[data-action=set-key]').click();
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ timeout: 10_000 });
+        assert.equal(await input.getAttribute('type'), 'password');
+        await input.fill('sk-added-0123456789');
+        await input.press('Enter');
+        await row.locator('[data-key-state=set]').waitFor({ timeout: 10_000 });
+        const secrets = join(app.root, 'home', '.qodeassist', 'secrets.json');
+        assert.equal(JSON.parse(readFileSync(secrets, 'utf8')).added_key, 'sk-added-0123456789');
+
+        await row.locator('[data-action=test]').click();
+        await row.locator('.qa-config-status[data-status=reachable]').waitFor({ timeout: 20_000 });
+        const models = await row.locator('.qa-config-models option').allTextContents();
+        assert.ok(models.length > 0, 'the fake server\'s model list is shown');
+        const listing = fake.requests.filter(request => request.method === 'GET' && /\/models$/.test(request.path)).at(-1);
+        assert.equal(listing?.headers.authorization, 'Bearer sk-added-0123456789');
+        await page.screenshot({ path: screenshotPath('config-providers') });
+    });
+
+    it('shows a broken agent file with its line, and clears it once fixed', async () => {
+        const file = join(app.workspace, '.qodeassist', 'agents', 'second.toml');
+        writeFileSync(file, 'schema_version = 1\nname = "second-chat"\nextends = "openai-base"\nprovider_instance = "fake"\nmodel = \n');
+        const issue = view().locator('.qa-config-issue[data-severity=error]', { hasText: 'second.toml' });
+        await issue.waitFor({ timeout: 20_000 });
+        assert.match(await issue.locator('.qa-config-where').textContent() ?? '', /second\.toml:5/);
+        await page.screenshot({ path: screenshotPath('config-broken-agent') });
+        writeFileSync(file, 'schema_version = 1\nname = "second-chat"\nextends = "openai-base"\nprovider_instance = "fake"\nmodel = "fixed-model"\n');
+        await issue.waitFor({ state: 'detached', timeout: 20_000 });
+        await view().locator('tr[data-agent=second-chat]', { hasText: 'fixed-model' }).waitFor({ timeout: 10_000 });
+    });
+
+    it('reorders a roster into the rosters file and previews an agent\'s request body', async () => {
+        writeFileSync(join(app.workspace, '.qodeassist', 'agents', 'rosters.toml'), 'schema_version = 1\n# mine\n[chat]\nagents = ["fake-chat", "second-chat"]\n');
+        const roster = view().locator('[data-roster=chat]');
+        await roster.locator('li[data-agent=second-chat]').waitFor({ timeout: 20_000 });
+        await roster.locator('li[data-agent=second-chat] [data-action=up]').click();
+        await roster.locator('[data-action=save-roster]').click();
+        await roster.locator('[data-action=save-roster]').waitFor({ state: 'detached', timeout: 20_000 });
+        const text = readFileSync(join(app.workspace, '.qodeassist', 'agents', 'rosters.toml'), 'utf8');
+        assert.match(text, /agents = \["second-chat", "fake-chat"\]/);
+        assert.match(text, /# mine/);
+        await view().locator('tr[data-agent=fake-chat] [data-action=preview]').click();
+        assert.match(await view().locator('.qa-config-preview[data-agent=fake-chat]').textContent() ?? '', /"model": "fake-model"/);
+    });
+
+    it('duplicates and deletes refactor instructions', async () => {
+        const folder = join(app.root, 'home', '.qodeassist', 'instructions');
+        const item = view().locator('li[data-instruction=Tidy]');
+        await item.waitFor({ timeout: 20_000 });
+        await item.locator('[data-action=duplicate]').click();
+        await view().locator('li[data-instruction="Tidy (copy)"]').waitFor({ timeout: 10_000 });
+        assert.deepEqual(readdirSync(folder).sort(), ['tidy-copy.json', 'tidy.json']);
+        await page.screenshot({ path: screenshotPath('config-instructions') });
+        await view().locator('li[data-instruction="Tidy (copy)"] [data-action=delete]').click();
+        await view().locator('li[data-instruction="Tidy (copy)"]').waitFor({ state: 'detached', timeout: 10_000 });
+        assert.equal(existsSync(join(folder, 'tidy-copy.json')), false);
+    });
+});

@@ -27,12 +27,32 @@ export interface AgentSummary {
     rosters: string[];
 }
 
+export interface RoleSummary {
+    id: string;
+    name: string;
+    description: string;
+    systemPrompt: string;
+    file: string;
+    /** Bundled roles are read-only: copy one into .qodeassist/roles to change it. */
+    bundled: boolean;
+}
+
+export interface ToolSummary {
+    name: string;
+    description: string;
+    permission: 'read' | 'write' | 'execute';
+    /** `built-in`, or the MCP server it comes from. */
+    source: string;
+}
+
 export interface ConfigOverview {
     providers: ProviderSummary[];
     agents: AgentSummary[];
     rosters: Record<string, string[]>;
     issues: ConfigIssue[];
     clientApis: string[];
+    roles: RoleSummary[];
+    tools: ToolSummary[];
     /** Where a new provider file goes. */
     projectFolder?: string;
 }
@@ -56,6 +76,10 @@ export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClien
     addProvider(workspacePath: string, provider: { name: string; clientApi: string; url?: string; keyRef?: string }): Promise<string>;
     /** Rewrites one roster in the workspace's `.qodeassist/agents/rosters.toml`, keeping the rest of the file. */
     saveRoster(workspacePath: string, pipeline: string, agents: string[]): Promise<void>;
+    /** Writes `.qodeassist/roles/<id>.json` in the workspace (a new role, or a project copy of a bundled or user one). */
+    saveRole(workspacePath: string, role: { id: string; name: string; description: string; systemPrompt: string }): Promise<string>;
+    /** Deletes a user or project role file; bundled roles cannot be deleted. */
+    deleteRole(workspacePath: string | undefined, id: string): Promise<void>;
     /** The request body the agent sends, rendered against a sample conversation. */
     agentPreview(workspacePath: string | undefined, agent: string): Promise<string>;
 }

@@ -1,13 +1,14 @@
 import {
-    CLIENT_APIS, ClientApi, environmentVariableFor, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    CLIENT_APIS, ClientApi, createBuiltinTools, environmentVariableFor, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
     syntheticContext, toErrorInfo, withRoster, WritableSecretsStore
 } from '@qodeassist/core';
-import { inject, injectable } from '@theia/core/shared/inversify';
+import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService } from '../common/config-protocol';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
+import { McpHubs } from './mcp-service-impl';
 
 /** The configuration view's backend: what is loaded, live provider checks, keys, and the file edits it offers. */
 @injectable()
@@ -18,7 +19,8 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
         @inject(QodeAssistWritableSecrets) private readonly writableSecrets: WritableSecretsStore,
-        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider
+        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
+        @inject(McpHubs) @optional() private readonly mcp?: McpHubs
     ) { }
 
     setClient(client: QodeAssistConfigClient | undefined): void {
@@ -51,6 +53,10 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
             rosters: Object.fromEntries(PIPELINES.map(pipeline => [pipeline, [...configuration.rosters[pipeline]]])),
             issues: [...configuration.issues],
             clientApis: [...CLIENT_APIS],
+            roles: [...configuration.roles.values()].map(role => ({
+                id: role.id, name: role.name, description: role.description, systemPrompt: role.systemPrompt, file: role.file.label, bundled: role.file.label.startsWith('bundled:')
+            })).sort((a, b) => a.name.localeCompare(b.name)),
+            tools: this.toolsOf(workspacePath),
             projectFolder: workspacePath ? join(workspacePath, '.qodeassist') : undefined
         };
     }
@@ -105,6 +111,39 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
         await mkdir(join(workspacePath, '.qodeassist', 'agents'), { recursive: true });
         await writeFile(file, withRoster(current, pipeline as Pipeline, agents));
+    }
+
+    async saveRole(workspacePath: string, role: { id: string; name: string; description: string; systemPrompt: string }): Promise<string> {
+        const parsed = RoleSchema.safeParse({ id: role.id.trim(), name: role.name.trim(), description: role.description.trim(), systemPrompt: role.systemPrompt.trim() });
+        if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            throw new QodeAssistError({ category: 'Validation', message: `The role cannot be saved: ${issue.path.join('.') || 'it'} — ${issue.message}.` });
+        }
+        const folder = join(workspacePath, '.qodeassist', 'roles');
+        await mkdir(folder, { recursive: true });
+        const file = join(folder, `${parsed.data.id}.json`);
+        await writeFileAtomic(file, `${JSON.stringify(parsed.data, undefined, 2)}\n`, 0o644);
+        return file;
+    }
+
+    async deleteRole(workspacePath: string | undefined, id: string): Promise<void> {
+        const role = this.configurations.forWorkspace(workspacePath).current.roles.get(id);
+        if (!role) {
+            throw new QodeAssistError({ category: 'Validation', message: `There is no role "${id}".` });
+        }
+        if (role.file.label.startsWith('bundled:')) {
+            throw new QodeAssistError({ category: 'Validation', message: `"${role.name}" is bundled with QodeAssist and cannot be deleted; a project role with the id "${id}" replaces it.` });
+        }
+        await rm(role.file.path);
+    }
+
+    /** Every tool a chat can be offered here, with its permission class: the built-in ToolKit and the MCP hub's. */
+    private toolsOf(workspacePath: string | undefined): Array<{ name: string; description: string; permission: 'read' | 'write' | 'execute'; source: string }> {
+        const builtin = createBuiltinTools({ workspace: workspacePath ?? process.cwd(), diagnostics: { get: async () => [] }, buildCommand: 'build' })
+            .map(tool => ({ name: tool.name, description: tool.description.split('\n')[0], permission: tool.permission, source: 'built-in' }));
+        const remote = (this.mcp?.hubFor(workspacePath).tools() ?? [])
+            .map(tool => ({ name: tool.name, description: tool.description.split('\n')[0], permission: tool.permission, source: 'MCP' }));
+        return [...builtin, ...remote];
     }
 
     async agentPreview(workspacePath: string | undefined, name: string): Promise<string> {

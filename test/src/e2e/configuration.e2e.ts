@@ -99,4 +99,29 @@ describe('configuration view in Chromium', function () {
         await view().locator('li[data-instruction="Tidy (copy)"]').waitFor({ state: 'detached', timeout: 10_000 });
         assert.equal(existsSync(join(folder, 'tidy-copy.json')), false);
     });
+
+    it('copies a bundled role into the project and deletes it again; turns a tool off for this workspace', async () => {
+        const role = view().locator('li[data-role=reviewer]');
+        await role.locator('[data-action=copy-role]').click();
+        const file = join(app.workspace, '.qodeassist', 'roles', 'reviewer.json');
+        // The copy opens in an editor to be changed; the view is one tab away.
+        await page.locator('#theia-main-content-panel .lm-TabBar-tab.lm-mod-current', { hasText: 'reviewer.json' }).waitFor({ timeout: 20_000 });
+        assert.equal(JSON.parse(readFileSync(file, 'utf8')).id, 'reviewer');
+        await page.locator('#theia-main-content-panel .lm-TabBar-tab', { hasText: 'QodeAssist Configuration' }).click();
+        await view().locator('li[data-role=reviewer] [data-action=delete]').waitFor({ timeout: 20_000 });
+        await view().locator('li[data-role=reviewer] [data-action=delete]').click();
+        await view().locator('li[data-role=reviewer] [data-action=copy-role]').waitFor({ timeout: 20_000 });
+        assert.equal(existsSync(file), false, 'the project copy is gone; the bundled role shows again');
+
+        const toggle = view().locator('tr[data-tool=execute_terminal_command] [data-action=toggle-tool]');
+        await toggle.uncheck();
+        const settings = join(app.workspace, '.theia', 'settings.json');
+        for (let waited = 0; !(existsSync(settings) && /execute_terminal_command/.test(readFileSync(settings, 'utf8'))) && waited < 10_000; waited += 100) {
+            await page.waitForTimeout(100);
+        }
+        assert.deepEqual(JSON.parse(readFileSync(settings, 'utf8'))['qodeassist.tools.disabled'], ['execute_terminal_command']);
+        assert.equal(await toggle.isChecked(), false);
+        assert.equal(await view().locator('tr[data-tool=edit_file] td').nth(2).textContent(), 'write');
+        await page.screenshot({ path: screenshotPath('config-roles-tools') });
+    });
 });

@@ -1,12 +1,13 @@
-import { CommandRegistry, Emitter, Event, MessageService, nls, QuickInputService } from '@theia/core';
+import { CommandRegistry, Emitter, Event, MessageService, nls, PreferenceScope, PreferenceService, QuickInputService } from '@theia/core';
 import { codicon, open, OpenerService, ReactWidget } from '@theia/core/lib/browser';
 import URI from '@theia/core/lib/common/uri';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import * as React from '@theia/core/shared/react';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
-import { ConfigIssue, ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService } from '../../common/config-protocol';
+import { ConfigIssue, ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
 import { McpServerState, McpServerStatus, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistRefactorService, SavedInstruction } from '../../common/refactor-protocol';
+import { QodeAssistPreferences } from '../qodeassist-preferences';
 
 /** Hears the backend say the configuration changed; the view refreshes. */
 @injectable()
@@ -48,6 +49,8 @@ export class ConfigurationWidget extends ReactWidget {
     @inject(QuickInputService) protected readonly quickInput: QuickInputService;
     @inject(MessageService) protected readonly messages: MessageService;
     @inject(CommandRegistry) protected readonly commands: CommandRegistry;
+    @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
+    @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
 
     protected overview: ConfigOverview | undefined;
     protected tests: Record<string, ProviderTest | 'testing'> = {};
@@ -68,6 +71,12 @@ export class ConfigurationWidget extends ReactWidget {
         this.title.closable = true;
         this.addClass('qa-config');
         this.toDispose.push(this.client.onDidChange(() => void this.refresh()));
+        this.toDispose.push(this.preferences.onPreferenceChanged(change => {
+            if (change.preferenceName === 'qodeassist.tools.disabled') {
+                this.toolChoices.clear();
+                this.update();
+            }
+        }));
         void this.workspace.ready.then(() => this.refresh());
     }
 
@@ -191,6 +200,8 @@ export class ConfigurationWidget extends ReactWidget {
             {this.renderProviders(overview)}
             {this.renderAgents(overview)}
             {this.renderRosters(overview)}
+            {this.renderRoles(overview)}
+            {this.renderTools(overview)}
             {this.renderInstructions()}
             {this.renderMcp()}
         </div>;
@@ -283,6 +294,76 @@ export class ConfigurationWidget extends ReactWidget {
                     {changed && <button className='theia-button' data-action='save-roster' onClick={() => void this.saveRoster(pipeline)}>{nls.localize('qodeassist/config/saveRoster', 'Save order')}</button>}
                 </div>;
             })}</div>
+        </section>;
+    }
+
+    protected async newRole(base?: RoleSummary): Promise<void> {
+        const workspace = this.workspacePath;
+        if (!workspace) {
+            this.messages.warn(nls.localize('qodeassist/config/noWorkspaceRole', 'Open a folder first: roles are saved in its .qodeassist/roles.'));
+            return;
+        }
+        const id = base?.id ?? await this.quickInput.input({ title: nls.localize('qodeassist/config/roleId', 'New role: id (lowercase, e.g. "security-reviewer")') });
+        if (!id?.trim()) {
+            return;
+        }
+        const name = base?.name ?? await this.quickInput.input({ title: nls.localize('qodeassist/config/roleName', 'New role: name'), value: id });
+        const systemPrompt = base?.systemPrompt ?? await this.quickInput.input({ title: nls.localize('qodeassist/config/rolePrompt', 'New role: what the model should be (its system prompt)') });
+        if (!name?.trim() || !systemPrompt?.trim()) {
+            return;
+        }
+        await this.run(async () => this.openFile(await this.service.saveRole(workspace, { id, name, description: base?.description ?? '', systemPrompt })));
+    }
+
+    protected renderRoles(overview: ConfigOverview): React.ReactNode {
+        return <section className='qa-config-section' data-section='roles'>
+            <h2>{nls.localize('qodeassist/config/roles', 'Roles')}</h2>
+            <ul className='qa-config-list'>{overview.roles.map(role => <li key={role.id} data-role={role.id}>
+                <span className='qa-config-name'>{role.name}</span> <span className='qa-config-scope'>{role.bundled ? 'bundled' : role.file}</span>
+                <span className='qa-config-body'>{role.description || role.systemPrompt}</span>
+                {role.bundled
+                    ? <button className='theia-button secondary' data-action='copy-role' onClick={() => void this.newRole(role)}>{nls.localize('qodeassist/config/copyRole', 'Copy to project')}</button>
+                    : <>
+                        <button className='qa-icon-button' data-action='edit' title='Edit (opens its file)' onClick={() => this.openFile(role.file)}><i className={codicon('edit')} /></button>
+                        <button className='qa-icon-button' data-action='delete' title='Delete' onClick={() => void this.run(() => this.service.deleteRole(this.workspacePath, role.id))}><i className={codicon('trash')} /></button>
+                    </>}
+            </li>)}</ul>
+            <button className='theia-button secondary' data-action='new-role' onClick={() => void this.newRole()}>{nls.localize('qodeassist/config/newRole', 'New role…')}</button>
+        </section>;
+    }
+
+    /** Turns a tool on or off for this workspace (`qodeassist.tools.disabled`, workspace scope when a folder is open). */
+    protected async setToolEnabled(name: string, enabled: boolean): Promise<void> {
+        // Shown at once; the preference follows.
+        this.toolChoices.set(name, enabled);
+        this.update();
+        const disabled = new Set(this.preferences['qodeassist.tools.disabled']);
+        if (enabled) {
+            disabled.delete(name);
+        } else {
+            disabled.add(name);
+        }
+        await this.preferenceService.set('qodeassist.tools.disabled', [...disabled].sort(), this.workspacePath ? PreferenceScope.Workspace : PreferenceScope.User);
+    }
+
+    /** Choices made here that the preference does not show yet. */
+    protected readonly toolChoices = new Map<string, boolean>();
+
+    protected renderTools(overview: ConfigOverview): React.ReactNode {
+        const disabled = new Set(this.preferences['qodeassist.tools.disabled']);
+        const enabled = (name: string) => this.toolChoices.get(name) ?? !disabled.has(name);
+        return <section className='qa-config-section' data-section='tools'>
+            <h2>{nls.localize('qodeassist/config/tools', 'Tools')}</h2>
+            <table className='qa-config-table'>
+                <thead><tr><th>On</th><th>Tool</th><th>Permission</th><th>From</th><th>What it does</th></tr></thead>
+                <tbody>{overview.tools.map(tool => <tr key={tool.name} data-tool={tool.name}>
+                    <td><input type='checkbox' data-action='toggle-tool' checked={enabled(tool.name)} onChange={event => void this.setToolEnabled(tool.name, event.target.checked)} /></td>
+                    <td className='qa-config-name'>{tool.name}</td>
+                    <td className='qa-config-nowrap' title={tool.permission === 'read' ? 'runs without asking' : 'asks before it runs'}>{tool.permission}</td>
+                    <td className='qa-config-nowrap'>{tool.source}</td>
+                    <td className='qa-config-body'>{tool.description}</td>
+                </tr>)}</tbody>
+            </table>
         </section>;
     }
 

@@ -4,6 +4,10 @@ import { ChatToolSettings } from '../common/chat-protocol';
 
 export const QodeAssistPreferenceSchema: PreferenceSchema = {
     properties: {
+        'qodeassist.enabled': {
+            type: 'boolean', default: true,
+            description: 'QodeAssist in this project: off stops completion, chat sends, refactors and the MCP server (set it in the workspace settings to turn one project off). The IDE-wide AI switch (ai-features.AiEnable.enableAI) is respected too.'
+        },
         'qodeassist.chat.agent': {
             type: 'string',
             default: '',
@@ -130,6 +134,17 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
     }
 };
 
+/** Why QodeAssist must not act now: turned off for this project, or AI turned off in the IDE; undefined when it may. */
+export function disabledReason(preferences: QodeAssistPreferences, preferenceService: PreferenceService): string | undefined {
+    if (!preferences['qodeassist.enabled']) {
+        return 'QodeAssist is turned off for this project (qodeassist.enabled).';
+    }
+    if (preferenceService.get<boolean>('ai-features.AiEnable.enableAI') === false) {
+        return 'AI features are turned off in the IDE (ai-features.AiEnable.enableAI).';
+    }
+    return undefined;
+}
+
 /** The user's tool settings as the backend takes them, for the chat and the refactor alike. */
 export function toolSettingsOf(preferences: QodeAssistPreferences): ChatToolSettings {
     return {
@@ -144,6 +159,7 @@ export function toolSettingsOf(preferences: QodeAssistPreferences): ChatToolSett
 }
 
 export interface QodeAssistConfiguration {
+    'qodeassist.enabled': boolean;
     'qodeassist.chat.agent': string;
     'qodeassist.tools.disabled': string[];
     'qodeassist.tools.terminal.allowedCommands': string[];

@@ -1,5 +1,5 @@
 import type { ContentRef, ContextManifest } from '@qodeassist/core';
-import { CommandService, DisposableCollection, nls } from '@theia/core';
+import { CommandService, DisposableCollection, nls, PreferenceService } from '@theia/core';
 import { codicon, Message, OpenerService, open, StatefulWidget } from '@theia/core/lib/browser';
 import { ClipboardService } from '@theia/core/lib/browser/clipboard-service';
 import { ExtractableWidget } from '@theia/core/lib/browser/widgets/extractable-widget';
@@ -14,7 +14,7 @@ import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service
 import {
     AgentChoice, ATTACHMENT_LIMITS, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, QodeAssistChatService, RoleChoice, SkillChoice
 } from '../../common/chat-protocol';
-import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { disabledReason, QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
 import { QodeAssistChatClientImpl } from './chat-client';
 import { ChatErrorAction, OPEN_PREFERENCES_COMMAND } from './chat-error-affordance';
 import { warmUpMarkdown } from './chat-markdown';
@@ -97,6 +97,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     @inject(QodeAssistChatService) protected readonly chatService: QodeAssistChatService;
     @inject(QodeAssistChatClientImpl) protected readonly chatClient: QodeAssistChatClientImpl;
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
+    @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
     @inject(CommandService) protected readonly commands: CommandService;
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
     @inject(EditorManager) protected readonly editors: EditorManager;
@@ -290,6 +291,12 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     async send(text: string): Promise<void> {
         const message = text.trim();
         if ((!message && this.attachments.length === 0) || this.busy) {
+            return;
+        }
+        const off = disabledReason(this.preferences, this.preferenceService);
+        if (off) {
+            this.composerError = off;
+            this.update();
             return;
         }
         this.composerError = undefined;

@@ -7,7 +7,7 @@ import * as monaco from '@theia/monaco-editor-core';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../../common/completion-protocol';
 import { openEditorFiles } from '../open-editors';
-import { QodeAssistPreferences } from '../qodeassist-preferences';
+import { disabledReason, QodeAssistPreferences } from '../qodeassist-preferences';
 import { placeOf } from '../workspace-paths';
 import { CompletionStatus, SHOW_COMPLETION_LOG } from './completion-status';
 import { triggerDecision } from './completion-trigger';
@@ -148,7 +148,7 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
         if (!explicit && !this.preferences['qodeassist.completion.enabled']) {
             return false;
         }
-        if (this.preferenceService.get<boolean>('ai-features.AiEnable.enableAI') === false) {
+        if (disabledReason(this.preferences, this.preferenceService)) {
             return false;
         }
         if (model.uri.scheme !== 'file' || this.preferences['qodeassist.completion.disabledLanguages'].includes(model.getLanguageId())) {

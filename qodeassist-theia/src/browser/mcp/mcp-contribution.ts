@@ -1,12 +1,12 @@
 import type { PermissionAnswer, PermissionRequest } from '@qodeassist/core';
-import { Command, CommandContribution, CommandRegistry, MessageService, nls, QuickInputService, QuickPickItem } from '@theia/core';
+import { Command, CommandContribution, CommandRegistry, MessageService, nls, PreferenceService, QuickInputService, QuickPickItem } from '@theia/core';
 import { ConfirmDialog, FrontendApplicationContribution } from '@theia/core/lib/browser';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { WorkspaceTrustService } from '@theia/workspace/lib/browser/workspace-trust-service';
 import { McpServerState, McpServerStatus, QodeAssistMcpClient, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistChatClientImpl } from '../chat/chat-client';
-import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { disabledReason, QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
 
 export namespace QodeAssistMcpCommands {
     export const SERVERS: Command = Command.toLocalizedCommand({ id: 'qodeassist.mcp.servers', category: 'QodeAssist', label: 'MCP Servers…' }, 'qodeassist/mcp/servers');
@@ -45,6 +45,7 @@ export class McpContribution implements FrontendApplicationContribution, Command
     @inject(WorkspaceTrustService) protected readonly trust: WorkspaceTrustService;
     @inject(MessageService) protected readonly messages: MessageService;
     @inject(QuickInputService) protected readonly quickInput: QuickInputService;
+    @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
 
     protected lastError: string | undefined;
 
@@ -57,7 +58,7 @@ export class McpContribution implements FrontendApplicationContribution, Command
         });
         this.trust.onDidChangeWorkspaceTrust(() => void this.applySettings());
         this.preferences.onPreferenceChanged(change => {
-            if (change.preferenceName.startsWith('qodeassist.mcp.server.') || change.preferenceName.startsWith('qodeassist.tools.')) {
+            if (change.preferenceName.startsWith('qodeassist.mcp.server.') || change.preferenceName.startsWith('qodeassist.tools.') || change.preferenceName === 'qodeassist.enabled') {
                 void this.applySettings();
             }
         });
@@ -87,7 +88,7 @@ export class McpContribution implements FrontendApplicationContribution, Command
     protected async doApplySettings(): Promise<void> {
         const trusted = await this.trust.getWorkspaceTrust();
         const status = await this.service.configureServer({
-            enabled: this.preferences['qodeassist.mcp.server.enabled'] && trusted,
+            enabled: this.preferences['qodeassist.mcp.server.enabled'] && trusted && !disabledReason(this.preferences, this.preferenceService),
             port: this.preferences['qodeassist.mcp.server.port'],
             host: this.preferences['qodeassist.mcp.server.host'],
             allowedOrigins: this.preferences['qodeassist.mcp.server.allowedOrigins'],

@@ -1,4 +1,6 @@
-import { Command, CommandContribution, CommandRegistry, Disposable, MenuContribution, MenuModelRegistry, MessageService, nls, QuickInputService, QuickPickItem } from '@theia/core';
+import {
+    Command, CommandContribution, CommandRegistry, Disposable, MenuContribution, MenuModelRegistry, MessageService, nls, PreferenceService, QuickInputService, QuickPickItem
+} from '@theia/core';
 import { KeybindingContribution, KeybindingRegistry, open, OpenerService, StorageService } from '@theia/core/lib/browser';
 import { ContextKey, ContextKeyService } from '@theia/core/lib/browser/context-key-service';
 import URI from '@theia/core/lib/common/uri';
@@ -13,7 +15,7 @@ import { QodeAssistRefactorService, RefactorAnswer, SavedInstruction } from '../
 import { QodeAssistChatClientImpl } from '../chat/chat-client';
 import { OPEN_PREFERENCES_COMMAND } from '../chat/chat-error-affordance';
 import { openEditorFiles } from '../open-editors';
-import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { disabledReason, QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
 import { placeOf } from '../workspace-paths';
 import { InlineRefactor, RefactorHost, RefactorRun } from './inline-refactor';
 
@@ -53,6 +55,7 @@ export class RefactorContribution implements CommandContribution, KeybindingCont
     @inject(OpenerService) protected readonly openers: OpenerService;
     @inject(StorageService) protected readonly storage: StorageService;
     @inject(CommandRegistry) protected readonly commands: CommandRegistry;
+    @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
 
     /** One refactor per editor at most. */
     protected readonly refactors = new Map<monaco.editor.ICodeEditor, InlineRefactor>();
@@ -105,6 +108,11 @@ export class RefactorContribution implements CommandContribution, KeybindingCont
     open(): void {
         const control = this.currentControl();
         if (!control?.getModel()) {
+            return;
+        }
+        const off = disabledReason(this.preferences, this.preferenceService);
+        if (off) {
+            this.messages.warn(off);
             return;
         }
         let refactor = this.refactors.get(control);

@@ -19,7 +19,7 @@ export class ConfigurationService {
     private timer: NodeJS.Timeout | undefined;
     private readonly debounceMs: number;
 
-    constructor(private readonly roots: ConfigRoots, options: ConfigurationServiceOptions = {}) {
+    constructor(readonly roots: ConfigRoots, options: ConfigurationServiceOptions = {}) {
         this.debounceMs = options.debounceMs ?? 150;
         this.configuration = loadConfiguration(roots);
     }

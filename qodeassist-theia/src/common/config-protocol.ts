@@ -63,6 +63,38 @@ export interface ProviderTest {
     models: string[];
 }
 
+/** A ready-made provider the Quick Setup offers: a bundled provider and the bundled agents that use it. */
+export interface SetupPreset {
+    id: string;
+    label: string;
+    /** The bundled provider instance. */
+    provider: string;
+    url: string;
+    /** Local servers: the URL may be changed. */
+    local: boolean;
+    /** The key variable, for presets that need a key. */
+    keyVariable?: string;
+    /** The key is already set where QodeAssist runs. */
+    keyFound: boolean;
+    /** Agents put first in each roster when the preset is chosen. */
+    agents: Partial<Record<'chat' | 'completion' | 'refactor' | 'compression', string>>;
+}
+
+export interface SetupState {
+    /** No chat agent can answer: the chat shows the setup card. */
+    needed: boolean;
+    reason?: string;
+    presets: SetupPreset[];
+}
+
+export interface SetupChoice {
+    preset: string;
+    /** A different URL for a local server. */
+    url?: string;
+    /** A key to store (presets that need one and have none). */
+    key?: string;
+}
+
 export const QodeAssistConfigService = Symbol('QodeAssistConfigService');
 
 export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClient> {
@@ -80,6 +112,10 @@ export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClien
     saveRole(workspacePath: string, role: { id: string; name: string; description: string; systemPrompt: string }): Promise<string>;
     /** Deletes a user or project role file; bundled roles cannot be deleted. */
     deleteRole(workspacePath: string | undefined, id: string): Promise<void>;
+    /** Whether the chat has an agent it can reach; the presets for the setup card otherwise. */
+    setupState(workspacePath: string | undefined): Promise<SetupState>;
+    /** Tests the chosen preset (with the key or URL given) and, when it answers, makes its agents first in the user's rosters. */
+    applySetup(workspacePath: string | undefined, choice: SetupChoice): Promise<ProviderTest>;
     /** The request body the agent sends, rendered against a sample conversation. */
     agentPreview(workspacePath: string | undefined, agent: string): Promise<string>;
 }

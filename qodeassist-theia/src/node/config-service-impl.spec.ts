@@ -74,4 +74,30 @@ describe('QodeAssistConfigServiceImpl', () => {
         assert.ok(existsSync(rosters));
         assert.match(await service.agentPreview(fixture.workspace, 'fake-openai'), /"model": "fake-model"/);
     });
+
+    it('Quick Setup: needed while the chat agent cannot answer; a local preset that answers becomes first in the user\'s rosters', async () => {
+        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-claude"]\n');
+        configuration.reload();
+        const before = await service.setupState(fixture.workspace);
+        assert.equal(before.needed, true);
+        assert.match(before.reason ?? '', /fake-claude: No key/);
+        assert.deepEqual(before.presets.map(preset => preset.id), ['ollama', 'llamacpp', 'lmstudio', 'claude', 'openai', 'gemini', 'mistral', 'deepseek', 'openrouter']);
+        const claude = before.presets.find(preset => preset.id === 'claude')!;
+        assert.deepEqual([claude.keyVariable, claude.keyFound, claude.local], ['ANTHROPIC_API_KEY', false, false]);
+
+        assert.equal((await service.applySetup(fixture.workspace, { preset: 'claude' })).status, 'needs-key');
+        const unreachable = await service.applySetup(fixture.workspace, { preset: 'ollama', url: 'http://127.0.0.1:9' });
+        assert.equal(unreachable.status, 'unreachable');
+        assert.equal(existsSync(join(fixture.user, 'agents', 'rosters.toml')), false, 'nothing is written for a preset that does not answer');
+
+        const done = await service.applySetup(fixture.workspace, { preset: 'ollama', url: server.url });
+        assert.equal(done.status, 'reachable', done.message);
+        assert.match(readFileSync(join(fixture.user, 'providers', 'ollama.toml'), 'utf8'), new RegExp(`url = "${server.url}"`));
+        assert.match(readFileSync(join(fixture.user, 'agents', 'rosters.toml'), 'utf8'), /\[chat\]\nagents = \["ollama-chat", "fake-claude"\]/);
+        // The project roster still wins where it names its own agents; the user's gets the preset first.
+        fixture.project_('agents/rosters.toml', 'schema_version = 1\n');
+        configuration.reload();
+        assert.equal(configuration.current.rosters.chat[0], 'ollama-chat');
+        assert.equal((await service.setupState(fixture.workspace)).needed, false);
+    });
 });

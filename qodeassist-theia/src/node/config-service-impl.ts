@@ -1,13 +1,14 @@
 import {
-    CLIENT_APIS, ClientApi, createBuiltinTools, environmentVariableFor, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    CLIENT_APIS, ClientApi, createBuiltinTools, environmentVariableFor, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
     syntheticContext, toErrorInfo, withRoster, WritableSecretsStore
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService } from '../common/config-protocol';
+import { ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SetupChoice, SetupState } from '../common/config-protocol';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
+import { SETUP_PRESETS } from './quick-setup';
 import { McpHubs } from './mcp-service-impl';
 
 /** The configuration view's backend: what is loaded, live provider checks, keys, and the file edits it offers. */
@@ -61,7 +62,7 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         };
     }
 
-    async testProvider(workspacePath: string | undefined, name: string): Promise<ProviderTest> {
+    async testProvider(workspacePath: string | undefined, name: string, timeoutMs = 10_000): Promise<ProviderTest> {
         const provider = this.configurations.forWorkspace(workspacePath).current.providers.get(name);
         if (!provider) {
             return { status: 'error', message: `There is no provider "${name}".`, models: [] };
@@ -71,8 +72,13 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         if (!apiKey && needsKey(provider.instance.client_api)) {
             return { status: 'needs-key', message: `No key: set one here, or the environment variable ${environmentVariableFor(ref ?? name)} where QodeAssist runs.`, models: [] };
         }
+        return this.listFor(provider.instance.client_api as ClientApi, provider.url, apiKey, timeoutMs);
+    }
+
+    /** Lists a provider's models: reachable with the list, or why not. */
+    private async listFor(api: ClientApi, url: string, apiKey: string | undefined, timeoutMs: number): Promise<ProviderTest> {
         try {
-            const models = await listModels(provider.instance.client_api as ClientApi, { baseUrl: provider.url, apiKey, timeoutMs: 10_000 });
+            const models = await listModels(api, { baseUrl: url, apiKey, timeoutMs });
             return { status: 'reachable', message: `${models.length} model(s)`, models: models.map(model => model.id) };
         } catch (error) {
             const info = toErrorInfo(error);
@@ -144,6 +150,65 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         const remote = (this.mcp?.hubFor(workspacePath).tools() ?? [])
             .map(tool => ({ name: tool.name, description: tool.description.split('\n')[0], permission: tool.permission, source: 'MCP' }));
         return [...builtin, ...remote];
+    }
+
+    async setupState(workspacePath: string | undefined): Promise<SetupState> {
+        const configuration = this.configurations.forWorkspace(workspacePath).current;
+        const presets = await Promise.all(SETUP_PRESETS.map(async preset => {
+            const provider = configuration.providers.get(preset.provider);
+            const ref = provider?.instance.api_key_ref;
+            return {
+                ...preset, url: provider?.url ?? '',
+                ...(ref ? { keyVariable: environmentVariableFor(ref), keyFound: await this.secrets.get(ref).then(key => key !== undefined, () => false) } : { keyFound: false })
+            };
+        }));
+        const agent = pickAgent(configuration, 'chat', {});
+        if (!agent) {
+            return { needed: true, reason: 'No chat agent is configured.', presets };
+        }
+        const test = await this.testProvider(workspacePath, agent.provider.instance.name, 3_000);
+        return test.status === 'reachable' ? { needed: false, presets } : { needed: true, reason: `${agent.name}: ${test.message}`, presets };
+    }
+
+    async applySetup(workspacePath: string | undefined, choice: SetupChoice): Promise<ProviderTest> {
+        const preset = SETUP_PRESETS.find(candidate => candidate.id === choice.preset);
+        const configurationService = this.configurations.forWorkspace(workspacePath);
+        const provider = preset && configurationService.current.providers.get(preset.provider);
+        if (!preset || !provider) {
+            return { status: 'error', message: `There is no preset "${choice.preset}".`, models: [] };
+        }
+        const ref = provider.instance.api_key_ref;
+        const url = choice.url?.trim() || provider.url;
+        const key = choice.key?.trim() || (ref ? await this.secrets.get(ref) : undefined);
+        if (!key && needsKey(provider.instance.client_api)) {
+            return { status: 'needs-key', message: `Enter the ${preset.label} key (or set ${environmentVariableFor(ref ?? provider.instance.name)} where QodeAssist runs).`, models: [] };
+        }
+        const test = await this.listFor(provider.instance.client_api as ClientApi, url, key, 10_000);
+        if (test.status !== 'reachable') {
+            return test;
+        }
+        // It answers: keep the key and the URL, and put the preset's agents first for this user.
+        if (choice.key?.trim() && ref) {
+            await this.writableSecrets.set(ref, choice.key.trim());
+        }
+        const user = configurationService.roots.user;
+        if (!user) {
+            return { status: 'error', message: 'There is no user configuration folder to save the choice in.', models: [] };
+        }
+        if (preset.local && url !== provider.url) {
+            await mkdir(join(user, 'providers'), { recursive: true });
+            await writeFile(join(user, 'providers', `${preset.provider}.toml`), providerFileText({ name: preset.provider, client_api: provider.instance.client_api, url, api_key_ref: ref }));
+        }
+        const rostersFile = join(user, 'agents', 'rosters.toml');
+        let rosters = existsSync(rostersFile) ? readFileSync(rostersFile, 'utf8') : '';
+        const current = configurationService.current.rosters;
+        for (const [pipeline, agent] of Object.entries(preset.agents) as Array<[Pipeline, string]>) {
+            rosters = withRoster(rosters, pipeline, [agent, ...current[pipeline].filter(name => name !== agent)]);
+        }
+        await mkdir(join(user, 'agents'), { recursive: true });
+        await writeFile(rostersFile, rosters);
+        configurationService.reload();
+        return test;
     }
 
     async agentPreview(workspacePath: string | undefined, name: string): Promise<string> {

@@ -46,7 +46,7 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
     });
 
-    const lastBody = () => JSON.parse(fake.requests.at(-1)!.body);
+    const lastBody = () => JSON.parse(fake.lastModelRequest()!.body);
     const lastUserContent = () => JSON.stringify(lastBody().messages.at(-1).content);
 
     it('attaches a dropped file and a pasted image, sends both, and refuses an oversized file with the limit', async () => {

@@ -51,7 +51,7 @@ describe('chat view in Chromium (walking skeleton)', function () {
         }
         assert.ok(lengths.size >= 5, `expected the text to grow in at least 5 visible steps, saw ${lengths.size}`);
         await assertMarkdownRendered();
-        const request = fake.requests.at(-1)!;
+        const request = fake.lastModelRequest()!;
         assert.equal(request.headers.authorization, `Bearer ${API_KEY}`, 'the backend sends the key to the provider');
         const body = JSON.parse(request.body);
         assert.equal(body.model, 'fake-model');
@@ -77,7 +77,7 @@ describe('chat view in Chromium (walking skeleton)', function () {
         }, undefined, { timeout: 20_000 });
         await page.locator('.qa-chat .qa-stop').click();
         await waitForLastAnswer('cancelled');
-        const request = fake.requests.at(-1)!;
+        const request = fake.lastModelRequest()!;
         assert.equal(await request.ended, 'aborted-by-client');
         assert.ok(request.recordsSent < 20, `the stream stopped early, after ${request.recordsSent} records`);
         assert.equal(await lastAnswer().locator('.qa-cancelled').textContent(), 'Cancelled');

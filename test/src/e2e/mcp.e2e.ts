@@ -93,6 +93,6 @@ describe('MCP in Chromium: the server mode\'s token and permission prompt, the h
         await page.screenshot({ path: screenshotPath('mcp-hub-tool-in-chat') });
         await prompt.locator('button[data-answer=allow-once]').click();
         await chat.waitForLastAnswer('done');
-        assert.match(JSON.stringify(JSON.parse(fake.requests.at(-1)!.body).messages), /fine from \d+/);
+        assert.match(JSON.stringify(JSON.parse(fake.lastModelRequest()!.body).messages), /fine from \d+/);
     });
 });

@@ -79,7 +79,7 @@ describe('quick refactor in Chromium', function () {
         assert.equal(await page.locator('#theia-main-content-panel .monaco-editor .qa-refactor-removed-line').count(), 4, 'the four replaced lines are marked');
         assert.equal(onDisk(), TOTAL, 'nothing is written before Accept');
         assert.match(await editorText(), /let sum = 0;/);
-        const request = JSON.stringify(JSON.parse(fake.requests.at(-1)!.body).messages);
+        const request = JSON.stringify(JSON.parse(fake.lastModelRequest()!.body).messages);
         assert.match(request, /<selection_start> {4}let sum = 0;/);
         await page.screenshot({ path: screenshotPath('refactor-review') });
 
@@ -104,7 +104,7 @@ describe('quick refactor in Chromium', function () {
         await page.waitForFunction(() => /const sum = items/.test(document.querySelector('.qa-refactor-proposal')?.textContent?.replace(/\u00a0/g, ' ') ?? ''), undefined, { timeout: 10_000 });
         await zone().locator('button[data-action=stop]').click();
         await page.locator('.qa-refactor[data-phase=input]').waitFor({ timeout: 10_000 });
-        assert.equal(await fake.requests.at(-1)!.ended, 'aborted-by-client');
+        assert.equal(await fake.lastModelRequest()!.ended, 'aborted-by-client');
         assert.equal(await zone().locator('.qa-refactor-input').inputValue(), 'use reduce');
         assert.equal(await page.locator('.qa-refactor-removed-line').count(), 0);
         assert.equal(onDisk(), TOTAL);
@@ -117,7 +117,7 @@ describe('quick refactor in Chromium', function () {
         await zone().locator('button[data-action=improve]').click();
         await page.locator('.qa-refactor[data-phase=review]').waitFor({ timeout: 10_000 });
         assert.equal(await proposalText(), '    let total = 0;\n    for (const value of items) {\n        total += value;\n    }');
-        assert.match(JSON.stringify(JSON.parse(fake.requests.at(-1)!.body).messages), /clearer names/);
+        assert.match(JSON.stringify(JSON.parse(fake.lastModelRequest()!.body).messages), /clearer names/);
         await page.keyboard.press('Escape');
         await zone().waitFor({ state: 'detached', timeout: 10_000 });
         assert.equal(await page.locator('.qa-refactor-removed-line').count(), 0);

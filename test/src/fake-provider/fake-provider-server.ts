@@ -39,6 +39,12 @@ export interface FakeProviderOptions {
  */
 export class FakeProviderServer {
     readonly requests: RecordedRequest[] = [];
+
+    /** The newest model request (a POST): model listings the IDE makes meanwhile (setup checks, the configuration view) are not it. */
+    lastModelRequest(): RecordedRequest | undefined {
+        return this.requests.filter(request => request.method === 'POST').at(-1);
+    }
+
     private readonly protocols: readonly FakeProtocol[];
     private readonly rules: ScenarioRule[] = [];
     private readonly queue: Scenario[] = [];

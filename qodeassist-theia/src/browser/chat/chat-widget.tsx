@@ -17,6 +17,8 @@ import {
 import { disabledReason, QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
 import { QodeAssistChatClientImpl } from './chat-client';
 import { ChatErrorAction, OPEN_PREFERENCES_COMMAND } from './chat-error-affordance';
+import { SetupCard } from './setup-card';
+import { QodeAssistConfigService, SetupState } from '../../common/config-protocol';
 import { warmUpMarkdown } from './chat-markdown';
 import { manifestSummary, MessageActions, MessageView, PendingPermission } from './chat-message-view';
 import { applySuggestion, mentionsIn, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
@@ -97,6 +99,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     @inject(QodeAssistChatService) protected readonly chatService: QodeAssistChatService;
     @inject(QodeAssistChatClientImpl) protected readonly chatClient: QodeAssistChatClientImpl;
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
+    @inject(QodeAssistConfigService) protected readonly configService: QodeAssistConfigService;
     @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
     @inject(CommandService) protected readonly commands: CommandService;
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
@@ -121,6 +124,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     protected attachments: Attachment[] = [];
     protected linked: string[] = [];
     protected syncOpenEditors = false;
+    protected setup: SetupState | undefined;
     protected agent = '';
     protected role = '';
     protected agents: AgentChoice[] = [];
@@ -160,6 +164,10 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             if (ended) {
                 this.permissions = [];
                 this.scheduleEstimate();
+                const failed = events.find(event => event.type === 'Failed');
+                if (failed?.type === 'Failed' && ['Auth', 'Network', 'Config'].includes(failed.error.category)) {
+                    void this.checkSetup();
+                }
             }
             if (changed) {
                 this.updateStreaming(ended);
@@ -173,6 +181,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         }));
         this.toDispose.push(this.editors.onCreated(() => this.syncOpenEditors && this.scheduleEstimate()));
         this.toDispose.push(this.chatBinding);
+        void this.workspace.ready.then(() => this.checkSetup());
         this.toDispose.push({
             dispose: () => {
                 clearTimeout(this.estimateTimer);
@@ -188,6 +197,15 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             }
         });
         this.update();
+    }
+
+    /** Shows the Quick Setup card while the chat has no agent it can reach. */
+    protected async checkSetup(): Promise<void> {
+        const state = await this.configService.setupState(this.workspacePath).catch(() => undefined);
+        if (state?.needed !== (this.setup?.needed ?? false)) {
+            this.setup = state;
+            this.update();
+        }
     }
 
     /**
@@ -687,7 +705,13 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 <button className='qa-icon-button' title='Dismiss' onClick={() => { this.notice = undefined; this.update(); }}><i className={codicon('close')} /></button>
             </div>}
             <div className='qa-messages' ref={element => { this.messagesElement = element; }} onScroll={this.onScroll} onClick={this.onMessagesClick}>
-                {this.transcript.messages.length === 0 && this.renderEmptyState()}
+                {this.setup?.needed && <SetupCard state={this.setup} apply={choice => this.configService.applySetup(this.workspacePath, choice)} done={() => {
+                    this.setup = undefined;
+                    this.notice = nls.localize('qodeassist/setup/done', 'QodeAssist is set up; send your message.');
+                    this.scheduleEstimate();
+                    this.update();
+                }} />}
+                {this.transcript.messages.length === 0 && !this.setup?.needed && this.renderEmptyState()}
                 {this.transcript.messages.map(message => <MessageView key={message.id} message={message} revision={message.revision}
                     permissions={message.status === 'streaming' ? this.permissions : NO_PERMISSIONS} actions={this.actions} />)}
                 <ScrollAnchor stick={this.stickToBottom} />

@@ -48,6 +48,14 @@ describe('FakeProviderServer', () => {
         assert.deepEqual(statuses, [401, 503, 200]);
     });
 
+    it('keeps queued model answers for model requests: a model listing meanwhile gets its own queue or the fixture', async () => {
+        server.enqueue({ kind: 'status', status: 401 });
+        server.enqueueListing({ kind: 'status', status: 503 });
+        assert.equal((await fetch(`${server.url}/v1/models`)).status, 503);
+        assert.equal((await fetch(`${server.url}/v1/models`)).status, 200, 'then the recorded list');
+        assert.equal((await post(`${server.url}/v1/chat/completions`, userTurn('x'))).status, 401, 'the queued answer waited for the model request');
+    });
+
     it('answers from the request when the scenario is dynamic, after the first-byte delay', async () => {
         server.setDefault({
             kind: 'dynamic',

@@ -48,6 +48,7 @@ export class FakeProviderServer {
     private readonly protocols: readonly FakeProtocol[];
     private readonly rules: ScenarioRule[] = [];
     private readonly queue: Scenario[] = [];
+    private readonly listingQueue: Scenario[] = [];
     private defaultScenario: Scenario | undefined;
     private server: Server | undefined;
     private lifetimeTimer: NodeJS.Timeout | undefined;
@@ -102,8 +103,15 @@ export class FakeProviderServer {
     }
 
     /** Answers the next request (of any kind) with this scenario, once. */
+    /** Answers for the next model requests (POST), in order; model listings the IDE makes meanwhile do not take them. */
     enqueue(...scenarios: Scenario[]): this {
         this.queue.push(...scenarios);
+        return this;
+    }
+
+    /** Answers for the next model listings (GET …/models, …/api/tags), in order. */
+    enqueueListing(...scenarios: Scenario[]): this {
+        this.listingQueue.push(...scenarios);
         return this;
     }
 
@@ -115,6 +123,7 @@ export class FakeProviderServer {
     reset(): void {
         this.rules.length = 0;
         this.queue.length = 0;
+        this.listingQueue.length = 0;
         this.requests.length = 0;
         this.defaultScenario = undefined;
     }
@@ -171,7 +180,7 @@ export class FakeProviderServer {
     }
 
     private pickScenario(protocol: FakeProtocol, body: string): Scenario {
-        const queued = this.queue.shift();
+        const queued = protocol.method === 'GET' ? this.listingQueue.shift() : this.queue.shift();
         if (queued) {
             return queued;
         }

@@ -34,22 +34,22 @@ describe('model listing per client_api', () => {
     });
 
     it('follows Claude\'s pagination', async () => {
-        server.enqueue({ kind: 'replay', recording: JSON.stringify({ data: [{ id: 'a' }], has_more: true, last_id: 'a' }) });
+        server.enqueueListing({ kind: 'replay', recording: JSON.stringify({ data: [{ id: 'a' }], has_more: true, last_id: 'a' }) });
         const models = await listModels('claude', { baseUrl: server.url });
         assert.deepEqual(models.map(model => model.id), ['a', 'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001']);
         assert.equal(server.requests[1].path, '/v1/models');
     });
 
     it('turns 401 into an Auth error without the key', async () => {
-        server.enqueue({ kind: 'status', status: 401, body: '{"error":{"message":"bad key k-secret-999"}}' });
+        server.enqueueListing({ kind: 'status', status: 401, body: '{"error":{"message":"bad key k-secret-999"}}' });
         await assert.rejects(listModels('openai', { baseUrl: `${server.url}/v1`, apiKey: 'k-secret-999' }), (error: unknown) =>
             error instanceof QodeAssistError && error.info.category === 'Auth' && !JSON.stringify(error.info).includes('k-secret-999'));
     });
 
     it('treats a missing endpoint on an OpenAI-compatible server as no models', async () => {
-        server.enqueue({ kind: 'status', status: 404 });
+        server.enqueueListing({ kind: 'status', status: 404 });
         assert.deepEqual(await listModels('openai_compatible', { baseUrl: `${server.url}/proxy` }), []);
-        server.enqueue({ kind: 'status', status: 404 });
+        server.enqueueListing({ kind: 'status', status: 404 });
         await assert.rejects(listModels('openai', { baseUrl: `${server.url}/v1` }), (error: unknown) =>
             error instanceof QodeAssistError && error.info.category === 'Config');
     });
@@ -59,7 +59,7 @@ describe('model listing per client_api', () => {
     });
 
     it('reports a non-JSON answer as a Provider error', async () => {
-        server.enqueue({ kind: 'replay', recording: '<html>login</html>' });
+        server.enqueueListing({ kind: 'replay', recording: '<html>login</html>' });
         await assert.rejects(listModels('ollama', { baseUrl: server.url }), (error: unknown) =>
             error instanceof QodeAssistError && error.info.category === 'Provider' && error.info.providerDetail === '<html>login</html>');
     });

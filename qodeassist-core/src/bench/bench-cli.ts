@@ -252,7 +252,7 @@ class BenchContext {
         let terminal: SessionEvent | undefined;
         let settle!: () => void;
         const done = new Promise<void>(resolveDone => { settle = resolveDone; });
-        const session = new Session('bench', sessionAgent, { assembler: new ContextAssembler(estimator, new ContentLoader()), estimator, tools }, events => {
+        const session = new Session('bench', sessionAgent, { assembler: new ContextAssembler(estimator, new ContentLoader()), estimator, tools, reassembleRounds: true }, events => {
             for (const event of events) {
                 if (this.values.json) {
                     this.io.out(JSON.stringify(event));

@@ -93,14 +93,14 @@ describe('ContextAssembler', () => {
     it('elides old tool results first, keeping the last rounds, with an exact manifest', async () => {
         const history = [user('task'), ...toolRound('t1', 'x'.repeat(500)), ...toolRound('t2', 'y'.repeat(500)), ...toolRound('t3', 'z'.repeat(500)), ...toolRound('t4', 'w'.repeat(500))];
         const { ctx, manifest } = await assembler().assemble(input({ history, budget: { contextWindow: 2_000, maxOutputTokens: 400, keepRecentToolRounds: 2 } }));
-        // 4 + 4 × (19 tool_use + 500) = 2080 > 1600: eliding t1 leaves 1613, still over; eliding t2 too fits.
+        // 4 + 4 × (19 tool_use + 500) = 2080 > 1600: eliding t1 leaves 1626, still over; eliding t2 too fits.
         assert.deepEqual(manifest.elisions, [
-            { kind: 'tool_result', detail: 'read_file t1', tokens: 500 }, { kind: 'tool_result', detail: 'read_file t2', tokens: 500 }
+            { kind: 'tool_result', detail: 'read_file t1', tokens: 500, reason: 'low-signal' }, { kind: 'tool_result', detail: 'read_file t2', tokens: 500, reason: 'low-signal' }
         ]);
-        assert.equal((ctx.history[2].content[0] as { content: string }).content, '[tool result elided — 500 tokens]');
+        assert.equal((ctx.history[2].content[0] as { content: string }).content, '[tool result elided (low-signal) — 500 tokens]');
         assert.equal((ctx.history[6].content[0] as { content: string }).content, 'z'.repeat(500));
         assert.equal(manifest.limit, 1_600);
-        assert.equal(manifest.estimate, 4 + 4 * 19 + 2 * 500 + 2 * 33);
+        assert.equal(manifest.estimate, 4 + 4 * 19 + 2 * 500 + 2 * 46);
         assert.deepEqual(manifest.history, { messages: 9, tokens: manifest.estimate, toolRounds: 4 });
         assert.equal(manifest.warning, undefined, '72% full: no warning yet');
     });

@@ -3,6 +3,8 @@ import { HistoryBlock, HistoryMessage } from '../session/conversation-history';
 import { QodeAssistError } from '../wire/error-info';
 import { ContentLoader } from './content-loader';
 import { ContextManifest } from './context-manifest';
+import { normalizeToolTrace } from './tool-trace';
+import { protectedCalls, supersededCalls, workingSetOf } from './working-set';
 import { EstimateInput, IMAGE_TOKENS, TokenEstimator } from './token-estimator';
 
 export interface SystemLayer {
@@ -58,6 +60,8 @@ export interface Assembly {
 const LAYER_RANK: Record<string, number> = { 'agent.system': 0, 'agent.role': 0.5, 'env.project': 1, 'skills.catalog': 2 };
 const rankOf = (name: string) => LAYER_RANK[name] ?? 3;
 const WARN_AT = 0.85;
+/** Tool results that are cheap to get again: elided before others of their age. */
+const LOW_SIGNAL: ReadonlySet<string> = new Set(['read_file', 'list_project_files', 'find_file', 'search_project', 'todo', 'load_skill']);
 
 interface Sized {
     message: CtxMessage;
@@ -77,14 +81,17 @@ export class ContextAssembler {
         const estimate = (chars: number, images = 0) => this.estimator.estimate({ chars, images }, input.estimatorKey);
         const manifest: ContextManifest = {
             layers: [], history: { messages: 0, tokens: 0, toolRounds: 0 }, pinned: [], task: { tokens: 0, images: 0 },
-            tools: { count: input.tools.length, tokens: 0 }, elisions: [], filters: [], estimate: 0, limit: 0
+            tools: { count: input.tools.length, tokens: 0 }, elisions: [], filters: [], estimate: 0, limit: 0,
+            sections: [], repairs: {}, budget: { system: 0, tools: 0, history: 0, workingSet: 0, pinned: 0, protectedEvidence: 0 }
         };
 
         const layers = [...input.layers].filter(layer => layer.text.trim()).sort((a, b) => rankOf(a.name) - rankOf(b.name));
         const systemPrompt = layers.map(layer => layer.text.trim()).join('\n\n');
         manifest.layers = layers.map(layer => ({ name: layer.name, tokens: estimate(layer.text.length) }));
 
-        const messages = await this.serialize(input.history, manifest);
+        const { sized: messages, indexOf } = await this.serialize(input.history, manifest);
+        const working = workingSetOf(input.history);
+        const workingAt = this.placeWorkingSet(messages, indexOf, working, manifest, estimate);
         const turn = this.placePinned(messages, input.pinned, manifest, estimate);
 
         const toolChars = input.tools.reduce((sum, tool) => sum + tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length, 0);
@@ -94,7 +101,18 @@ export class ContextAssembler {
         const fixedChars = systemPrompt.length + toolChars + completionChars;
 
         manifest.limit = input.budget.contextWindow - input.budget.maxOutputTokens;
-        this.applyBudget(messages, fixedChars, input, manifest, estimate);
+        const protectedIds = protectedCalls(working.set);
+        this.applyBudget(messages, fixedChars, input, manifest, estimate, { protectedIds, superseded: supersededCalls(input.history, working.set) });
+        const trace = normalizeToolTrace(messages.map(sized => sized.message));
+        for (const filter of manifest.filters) {
+            if (filter.kind === 'orphaned_tool_use' || filter.kind === 'orphaned_tool_result') {
+                trace.repairs[filter.kind] = (trace.repairs[filter.kind] ?? 0) + 1;
+            }
+        }
+        manifest.repairs = trace.repairs as Record<string, number>;
+        if (Object.keys(trace.repairs).length > 0) {
+            messages.splice(0, messages.length, ...trace.messages.map(measureMessage));
+        }
 
         const measured = this.measure(messages, fixedChars);
         manifest.estimate = estimate(measured.chars, measured.images);
@@ -106,6 +124,13 @@ export class ContextAssembler {
         if (turn) {
             manifest.task = { tokens: estimate(turn.chars, turn.images), images: turn.images };
         }
+        manifest.budget = {
+            system: estimate(systemPrompt.length), tools: manifest.tools.tokens, history: manifest.history.tokens,
+            workingSet: workingAt === undefined ? 0 : estimate(working.text.length),
+            pinned: manifest.pinned.reduce((sum, pin) => sum + pin.tokens, 0),
+            protectedEvidence: estimate(messages.reduce((sum, sized) => sum + sized.message.content.reduce((chars, block) =>
+                chars + (block.type === 'tool_result' && protectedIds.has(block.tool_use_id) ? block.content.length : 0), 0), 0))
+        };
         if (manifest.estimate > manifest.limit) {
             manifest.refusal = `The conversation needs about ${manifest.estimate} tokens but this agent allows ${manifest.limit} (context window minus the reply). Summarize the chat to continue, or start a new one.`;
             if (!input.preview) {
@@ -130,7 +155,7 @@ export class ContextAssembler {
     }
 
     /** History → ctx messages: unsigned thinking and orphaned tool pairs filtered, stored content materialized. */
-    private async serialize(history: readonly HistoryMessage[], manifest: ContextManifest): Promise<Sized[]> {
+    private async serialize(history: readonly HistoryMessage[], manifest: ContextManifest): Promise<{ sized: Sized[]; indexOf: number[] }> {
         const uses = new Set<string>();
         const results = new Set<string>();
         for (const message of history) {
@@ -143,6 +168,8 @@ export class ContextAssembler {
             }
         }
         const sized: Sized[] = [];
+        // History index → index of its serialized message (-1 when nothing of it is sent).
+        const indexOf: number[] = [];
         for (const message of history) {
             const content: CtxBlock[] = [];
             for (const block of message.blocks) {
@@ -151,11 +178,12 @@ export class ContextAssembler {
                     content.push(converted);
                 }
             }
+            indexOf.push(content.length > 0 ? sized.length : -1);
             if (content.length > 0) {
                 sized.push(measureMessage({ role: message.role, content }));
             }
         }
-        return sized;
+        return { sized, indexOf };
     }
 
     private async convert(block: HistoryBlock, uses: Set<string>, results: Set<string>, manifest: ContextManifest): Promise<CtxBlock | undefined> {
@@ -203,6 +231,27 @@ export class ContextAssembler {
     }
 
     /**
+     * The working set goes once, at the end of the message where it last changed (a tool
+     * result or a user message): near the work, outside the stable system prefix, and the
+     * same from request to request until something in it changes.
+     */
+    private placeWorkingSet(messages: Sized[], indexOf: readonly number[], working: ReturnType<typeof workingSetOf>, manifest: ContextManifest, estimate: (chars: number) => number): number | undefined {
+        if (!working.text) {
+            return undefined;
+        }
+        let at = -1;
+        for (let index = working.changedAt; index >= 0 && at < 0; index--) {
+            at = indexOf[index];
+        }
+        if (at < 0 || messages[at].message.role !== 'user') {
+            return undefined;
+        }
+        messages[at] = measureMessage({ role: 'user', content: [...messages[at].message.content, { type: 'text', text: working.text }] });
+        manifest.sections.push({ name: 'working set', tokens: estimate(working.text.length), placement: `message ${at + 1} of ${messages.length}` });
+        return at;
+    }
+
+    /**
      * Pinned blocks go at the front of the turn's typed user message (the last user message
      * without tool results); failing that, after the leading tool results of the last user
      * message; failing that, in a synthetic user message. Returns the turn's message.
@@ -232,8 +281,14 @@ export class ContextAssembler {
         return messages[index];
     }
 
-    /** Stage 1: old tool results; stage 2: old attachments and images. Oldest first, until it fits. */
-    private applyBudget(messages: Sized[], fixedChars: number, input: AssembleInput, manifest: ContextManifest, estimate: (chars: number, images?: number) => number): void {
+    /**
+     * Stage 0, always: superseded builds and problem lists. Then, until it fits — stage 1: tool
+     * results outside the last rounds, old reads and searches first, then the rest, oldest
+     * first; never the latest build, the latest problems or the last writes. Stage 2: old
+     * attachments and images.
+     */
+    private applyBudget(messages: Sized[], fixedChars: number, input: AssembleInput, manifest: ContextManifest, estimate: (chars: number, images?: number) => number,
+        evidence: { protectedIds: ReadonlySet<string>; superseded: ReadonlySet<string> }): void {
         // A running total, adjusted per replaced message: elision stays linear in the history length.
         const running = this.measure(messages, fixedChars);
         const total = () => estimate(running.chars, running.images);
@@ -244,21 +299,45 @@ export class ContextAssembler {
             running.images += after.images - before.images;
             messages[index] = after;
         };
+        // Stage 0, always: a build or problem list that a newer one replaced is stale evidence, not context.
+        messages.forEach((sized, index) => {
+            if (!sized.message.content.some(block => block.type === 'tool_result' && evidence.superseded.has(block.tool_use_id))) {
+                return;
+            }
+            replace(index, sized.message.content.map((block): CtxBlock => {
+                if (block.type !== 'tool_result' || !evidence.superseded.has(block.tool_use_id)) {
+                    return block;
+                }
+                manifest.elisions.push({ kind: 'tool_result', detail: `${block.name} ${block.tool_use_id}`, tokens: estimate(block.content.length), reason: 'superseded' });
+                return { ...block, content: `[superseded by a later ${block.name === 'build_project' ? 'build' : 'problem list'}: see the working set]` };
+            }));
+        });
         if (total() <= manifest.limit) {
             return;
         }
         const keep = input.budget.keepRecentToolRounds ?? 2;
         const rounds = messages.map((sized, index) => ({ sized, index })).filter(({ sized }) => sized.message.content.some(block => block.type === 'tool_result'));
-        for (const { index } of rounds.slice(0, Math.max(0, rounds.length - keep))) {
-            const content = messages[index].message.content.map((block): CtxBlock => {
-                if (block.type !== 'tool_result' || block.content.startsWith('[tool result elided')) {
+        const candidates: Array<{ index: number; id: string; reason: 'low-signal' | 'old' }> = [];
+        for (const { sized, index } of rounds.slice(0, Math.max(0, rounds.length - keep))) {
+            for (const block of sized.message.content) {
+                if (block.type === 'tool_result' && !evidence.protectedIds.has(block.tool_use_id) && !evidence.superseded.has(block.tool_use_id)) {
+                    const reason = LOW_SIGNAL.has(block.name) ? 'low-signal' : 'old';
+                    candidates.push({ index, id: block.tool_use_id, reason });
+                }
+            }
+        }
+        const rank = { 'low-signal': 0, old: 1 } as const;
+        candidates.sort((a, b) => rank[a.reason] - rank[b.reason] || a.index - b.index);
+        for (const candidate of candidates) {
+            const content = messages[candidate.index].message.content.map((block): CtxBlock => {
+                if (block.type !== 'tool_result' || block.tool_use_id !== candidate.id || block.content.startsWith('[tool result elided')) {
                     return block;
                 }
                 const tokens = estimate(block.content.length);
-                manifest.elisions.push({ kind: 'tool_result', detail: `${block.name} ${block.tool_use_id}`, tokens });
-                return { ...block, content: `[tool result elided — ${tokens} tokens]` };
+                manifest.elisions.push({ kind: 'tool_result', detail: `${block.name} ${block.tool_use_id}`, tokens, reason: candidate.reason });
+                return { ...block, content: `[tool result elided (${candidate.reason}) — ${tokens} tokens]` };
             });
-            replace(index, content);
+            replace(candidate.index, content);
             if (total() <= manifest.limit) {
                 return;
             }

@@ -5,7 +5,14 @@ export interface ContextManifest {
     pinned: Array<{ id: string; label: string; tokens: number }>;
     task: { tokens: number; images: number };
     tools: { count: number; tokens: number };
-    elisions: Array<{ kind: 'tool_result' | 'attachment' | 'image'; detail: string; tokens: number }>;
+    /** What was left out to fit, and why: `superseded` (an older build or problem list), `low-signal` (an old read or search), `old`. */
+    elisions: Array<{ kind: 'tool_result' | 'attachment' | 'image'; detail: string; tokens: number; reason?: 'superseded' | 'low-signal' | 'old' }>;
+    /** Blocks the assembler injected besides layers and pins (the working set), and where. */
+    sections: Array<{ name: string; tokens: number; placement: string }>;
+    /** Tool-trace repairs made on the request's copy of the history, by cause; empty on the normal paths. */
+    repairs: Record<string, number>;
+    /** Tokens per category: what the request spends its budget on. */
+    budget: { system: number; tools: number; history: number; workingSet: number; pinned: number; protectedEvidence: number };
     filters: Array<{ kind: 'unsigned_thinking' | 'orphaned_tool_use' | 'orphaned_tool_result' | 'failed_load'; detail: string }>;
     estimate: number;
     limit: number;
@@ -24,8 +31,11 @@ export function formatManifest(manifest: ContextManifest): string {
         `pinned: { ${pinned} }`,
         `task: ~${manifest.task.tokens} tok, ${manifest.task.images} image(s)`,
         `tools: ${manifest.tools.count} (~${manifest.tools.tokens} tok)`,
-        `elided: [ ${manifest.elisions.map(e => `${e.kind} ${e.detail} (~${e.tokens})`).join(', ')} ]`,
+        `sections: { ${manifest.sections.map(section => `${section.name} at ${section.placement}: ~${section.tokens}`).join(', ')} }`,
+        `elided: [ ${manifest.elisions.map(e => `${e.kind} ${e.detail} (~${e.tokens}${e.reason ? `, ${e.reason}` : ''})`).join(', ')} ]`,
         `filtered: [ ${manifest.filters.map(f => `${f.kind} ${f.detail}`).join(', ')} ]`,
+        `repairs: { ${Object.entries(manifest.repairs).map(([cause, count]) => `${cause}: ${count}`).join(', ')} }`,
+        `budget: { ${Object.entries(manifest.budget).map(([category, tokens]) => `${category}: ~${tokens}`).join(', ')} }`,
         `estimate: ~${manifest.estimate} / limit ${manifest.limit}`
     ];
     return lines.join('\n');

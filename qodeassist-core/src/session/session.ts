@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CompletionInput, ContextAssembler, PinnedMaterialization, SystemLayer } from '../context/context-assembler';
+import { Assembly, CompletionInput, ContextAssembler, PinnedMaterialization, SystemLayer } from '../context/context-assembler';
 import { ContextManifest, formatManifest } from '../context/context-manifest';
 import { EstimateInput, TokenEstimator } from '../context/token-estimator';
 import { Logger } from '../ports/logger';
@@ -37,6 +37,12 @@ export interface SessionServices {
     /** Runs the model's tool calls; without it, tool policies are ignored. */
     tools?: ToolExecutor;
     maxToolRounds?: number;
+    /**
+     * Assemble every tool round's continuation from the history again (working set, protected
+     * evidence, budget and tool-trace checks before each request) instead of replaying the
+     * first payload plus the rounds: what keeps long agentic runs inside the context window.
+     */
+    reassembleRounds?: boolean;
 }
 
 export interface ToolPolicy {
@@ -178,15 +184,9 @@ export class Session {
     private async run(requestId: RequestId, signal: AbortSignal, policy: ToolPolicy, completion: CompletionInput | undefined): Promise<void> {
         this.emit([{ type: 'RequestStarted', requestId, agent: this.agent.name, model: this.agent.model }]);
         try {
-            const pinned = await this.materializePins();
             const executor = policy.executor ?? this.services.tools;
             const tools = executor ? [...policy.tools ?? []] : [];
-            const assembly = await this.services.assembler.assemble({
-                layers: [...this.layers].map(([name, text]): SystemLayer => ({ name, text })),
-                history: this.messages, pinned, tools, completion,
-                budget: { contextWindow: this.agent.contextWindow, maxOutputTokens: this.agent.maxOutputTokens },
-                estimatorKey: this.estimatorKey
-            });
+            const assembly = await this.assemble(tools, completion);
             this.emit([{ type: 'Manifest', requestId, manifest: assembly.manifest }]);
             const logger = this.services.logger;
             logger?.log('debug', 'qodeassist.context', `request ${requestId} (${this.agent.name}) manifest:\n${formatManifest(assembly.manifest)}`);
@@ -194,11 +194,19 @@ export class Session {
                 throw new CancelledError();
             }
             const request: WireRequest = {
-                requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(this.thinking === undefined ? assembly.ctx : { ...assembly.ctx, thinking: this.thinking }), signal, secrets: this.agent.secrets
+                requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(this.withThinking(assembly.ctx)), signal, secrets: this.agent.secrets
             };
             logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
+            const nextPayload = this.services.reassembleRounds
+                ? async () => {
+                    const next = await this.assemble(tools, completion);
+                    this.emit([{ type: 'Manifest', requestId, manifest: next.manifest }]);
+                    logger?.log('debug', 'qodeassist.context', `request ${requestId} (${this.agent.name}) continuation manifest:\n${formatManifest(next.manifest)}`);
+                    return this.agent.renderBody(this.withThinking(next.ctx));
+                }
+                : undefined;
             const stream = tools.length > 0 && executor
-                ? new ToolLoopRunner(executor, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, (turn, results) => this.recordRound(turn, results))
+                ? new ToolLoopRunner(executor, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, (turn, results) => this.recordRound(turn, results), nextPayload)
                 : streamWire(this.agent.protocol, request);
             await this.consume(requestId, stream, signal, assembly.measured);
         } catch (error) {
@@ -237,6 +245,20 @@ export class Session {
             }
             this.emit(batch);
         }
+    }
+
+    /** The request's context from the history as it is now: layers, pins materialized again, tools, the budget. */
+    private async assemble(tools: CtxTool[], completion: CompletionInput | undefined): Promise<Assembly> {
+        return this.services.assembler.assemble({
+            layers: [...this.layers].map(([name, text]): SystemLayer => ({ name, text })),
+            history: this.messages, pinned: await this.materializePins(), tools, completion,
+            budget: { contextWindow: this.agent.contextWindow, maxOutputTokens: this.agent.maxOutputTokens },
+            estimatorKey: this.estimatorKey
+        });
+    }
+
+    private withThinking(ctx: TemplateContext): TemplateContext {
+        return this.thinking === undefined ? ctx : { ...ctx, thinking: this.thinking };
     }
 
     private recordRound(turn: AssistantTurn, results: readonly ToolResultInput[]): void {

@@ -52,7 +52,9 @@ export class ToolLoopRunner {
      * round (the assistant turn that asked and the results it got), in order.
      */
     async *run(
-        protocol: WireProtocol, request: WireRequest, onRound?: (turn: AssistantTurn, results: readonly ToolResultInput[]) => void
+        protocol: WireProtocol, request: WireRequest, onRound?: (turn: AssistantTurn, results: readonly ToolResultInput[]) => void,
+        /** Builds each continuation anew (the host re-assembles its history); absent or undefined: the payload plus the round, replayed. */
+        nextPayload?: () => Promise<RequestBody | undefined>
     ): AsyncGenerator<EventBatch, AssistantTurn | undefined> {
         const { requestId } = request;
         if (this.loops.has(requestId)) {
@@ -81,7 +83,7 @@ export class ToolLoopRunner {
                     results.push(result);
                 }
                 onRound?.(turn, results);
-                const next = protocol.buildContinuation?.(payload, turn, results);
+                const next = (nextPayload ? await nextPayload() : undefined) ?? protocol.buildContinuation?.(payload, turn, results);
                 if (!next) {
                     yield [this.error(requestId, {
                         category: 'Provider',

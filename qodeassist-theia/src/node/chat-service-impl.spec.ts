@@ -141,7 +141,10 @@ describe('QodeAssistChatServiceImpl', () => {
         assert.ok(!names.includes('execute_terminal_command'));
         assert.match(first.messages[0].content, /- tone: Write kindly/, 'the skills catalog is a system layer');
         assert.deepEqual(first.messages.at(-1).content.map((part: { text: string }) => part.text), ['<skill name="tone">\nBe kind.\n</skill>', 'check the notes']);
-        assert.equal(JSON.parse(server.requests[1].body).messages.at(-1).content, 'notes.txt:1:1: error: spelling');
+        const second = JSON.parse(server.requests[1].body).messages;
+        assert.equal(second.filter((message: { role: string }) => message.role === 'tool').at(-1).content, 'notes.txt:1:1: error: spelling');
+        // The continuation was assembled again: the working set follows the problems it just read.
+        assert.match(second.at(-1).content.map((part: { text: string }) => part.text).join(''), /<working_set>\nGoal: check the notes[\s\S]*Next to repair: notes.txt:1:1: error: spelling/);
     });
 
     it('lets read_file see an open editor\'s unsaved text through the frontend', async () => {
@@ -153,7 +156,8 @@ describe('QodeAssistChatServiceImpl', () => {
         const sessionId = await open();
         await service.send(sessionId, input('read open.txt'), { workspacePath: fixture.workspace });
         assert.equal((await finished()).type, 'Finished');
-        assert.match(JSON.parse(server.requests[1].body).messages.at(-1).content, /^unsaved editor text\n\[this is the editor's text, with changes not yet saved\]$/);
+        const tool = JSON.parse(server.requests[1].body).messages.filter((message: { role: string }) => message.role === 'tool').at(-1);
+        assert.match(tool.content, /^unsaved editor text\n\[this is the editor's text, with changes not yet saved\]$/);
     });
 
     async function saved(chatId: string, where = join(home, '.qodeassist', 'chats')): Promise<StoredChat> {

@@ -410,7 +410,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     private managerFor(configurationService: ConfigurationService): SessionManager {
         let manager = this.managers.get(configurationService);
         if (!manager) {
-            const created = new SessionManager(configuredAgentResolver(() => configurationService.current, this.secrets), { assembler: this.assembler, estimator: this.estimator });
+            const created = new SessionManager(configuredAgentResolver(() => configurationService.current, this.secrets), { assembler: this.assembler, estimator: this.estimator, reassembleRounds: true });
             this.stopWatching.push(configurationService.onDidChange(() => created.clear()));
             this.managers.set(configurationService, created);
             manager = created;

@@ -153,7 +153,7 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
     private managerFor(configurationService: ConfigurationService): SessionManager {
         let manager = this.managers.get(configurationService);
         if (!manager) {
-            const created = new SessionManager(configuredAgentResolver(() => configurationService.current, this.secrets), { assembler: this.assembler, estimator: this.estimator });
+            const created = new SessionManager(configuredAgentResolver(() => configurationService.current, this.secrets), { assembler: this.assembler, estimator: this.estimator, reassembleRounds: true });
             this.stopWatching.push(configurationService.onDidChange(() => created.clear()));
             this.managers.set(configurationService, created);
             manager = created;

@@ -160,7 +160,7 @@ describe('qodeassist-bench (spawned)', function () {
         assert.match(readOnly.stderr, /← edit_file \(error\): The user denied edit_file/);
         assert.match(readFileSync(join(fixture.workspace, 'src', 'reverse.ts'), 'utf8'), /<CURSOR>/);
         const second = JSON.parse(server.requests[1].body);
-        assert.equal(second.messages.at(-1).content, 'export function reverse(text: string): string {\n<CURSOR>\n}\n');
+        assert.equal(second.messages.filter((message: { role: string }) => message.role === 'tool').at(-1).content, 'export function reverse(text: string): string {\n<CURSOR>\n}\n');
         assert.deepEqual(JSON.parse(server.requests[0].body).tools.map((tool: { function: { name: string } }) => tool.function.name),
             ['read_file', 'list_project_files', 'find_file', 'search_project', 'create_file', 'edit_file', 'todo', 'execute_terminal_command', 'load_skill']);
 
@@ -186,7 +186,7 @@ describe('qodeassist-bench (spawned)', function () {
         assert.deepEqual(first.messages.at(-1).content.map((part: { text: string }) => part.text), ['<skill name="release">\nBump the version, then tag.\n</skill>', 'for 1.2']);
         assert.ok(first.tools.some((tool: { function: { name: string } }) => tool.function.name === 'build_project'));
         const second = JSON.parse(server.requests[1].body);
-        assert.match(second.messages.at(-1).content, /^The build succeeded\.\nOutput \(tail\):\ncompiled 3 files/);
+        assert.match(second.messages.filter((message: { role: string }) => message.role === 'tool').at(-1).content, /^The build succeeded\.\nOutput \(tail\):\ncompiled 3 files/);
     });
 
     it('exit 2 for usage errors', async () => {

@@ -105,6 +105,45 @@ describe('ContextAssembler', () => {
         assert.equal(manifest.warning, undefined, '72% full: no warning yet');
     });
 
+    it('protects the latest build and the last writes, compacts superseded builds always, drops whole old rounds last, and needs no repair', async () => {
+        const call = (id: string, name: string, input: Record<string, unknown>, content: string, isError = false): HistoryMessage[] => [
+            { role: 'assistant', blocks: [{ type: 'tool_use', id, name, input }] },
+            { role: 'user', blocks: [{ type: 'tool_result', toolUseId: id, name, content, isError }] }
+        ];
+        const history: HistoryMessage[] = [
+            user('fix the build'),
+            ...call('r1', 'read_file', { path: 'a.ts' }, 'A'.repeat(400)),
+            ...call('b1', 'build_project', {}, `The build failed.\na.ts:1:1: error: first ${'x'.repeat(300)}`, true),
+            ...call('e1', 'edit_file', { path: 'a.ts', old_text: 'A', new_text: 'B' }, `Edited a.ts ${'d'.repeat(300)}`),
+            ...call('r2', 'read_file', { path: 'b.ts' }, 'B'.repeat(400)),
+            ...call('s1', 'search_project', { query: 'q' }, 'S'.repeat(400)),
+            ...call('b2', 'build_project', {}, `The build failed.\nb.ts:2:2: error: second ${'y'.repeat(300)}`, true),
+            ...call('r3', 'read_file', { path: 'c.ts' }, 'C'.repeat(100)),
+            ...call('r4', 'read_file', { path: 'd.ts' }, 'D'.repeat(100))
+        ];
+        const { ctx, manifest } = await assembler().assemble(input({ history, budget: { contextWindow: 2_600, maxOutputTokens: 400, keepRecentToolRounds: 2 } }));
+        const results = new Map(ctx.history.flatMap(message => message.content.flatMap(block => block.type === 'tool_result' ? [[block.tool_use_id, block.content] as const] : [])));
+        assert.match(results.get('b2') ?? '', /error: second/, 'the latest build failure is protected');
+        assert.match(results.get('e1') ?? '', /^Edited a.ts/, 'the last write is protected');
+        assert.equal(results.get('b1'), '[superseded by a later build: see the working set]');
+        assert.deepEqual(manifest.elisions.filter(elision => elision.kind === 'tool_round'), [], 'no whole round had to go at this size');
+        assert.equal(results.get('r4'), 'D'.repeat(100), 'the last rounds stay');
+        assert.deepEqual(manifest.elisions.find(elision => elision.detail === 'build_project b1')?.reason, 'superseded');
+        const order = manifest.elisions.filter(elision => elision.kind === 'tool_result' && elision.reason !== 'superseded').map(elision => elision.reason);
+        assert.deepEqual(order, [...order].sort((a, b) => (a === 'low-signal' ? 0 : 1) - (b === 'low-signal' ? 0 : 1)), 'reads and searches go before other results');
+        assert.ok(manifest.estimate <= manifest.limit, `${manifest.estimate} ≤ ${manifest.limit}`);
+        assert.deepEqual(manifest.repairs, {});
+        assert.equal(manifest.sections[0]?.name, 'working set');
+        const text = JSON.stringify(ctx.history);
+        assert.match(text, /Latest build: FAILED\\nThe build failed.\\nb.ts:2:2: error: second/);
+        assert.doesNotMatch(text, /error: first/, 'the superseded failure is gone from the working set too');
+
+        const tight = await assembler().assemble(input({ history, budget: { contextWindow: 2_150, maxOutputTokens: 400, keepRecentToolRounds: 2 } }));
+        assert.ok(tight.manifest.elisions.some(elision => elision.kind === 'tool_round'), 'whole old rounds go when eliding results is not enough');
+        assert.deepEqual(tight.manifest.repairs, {}, 'rounds are dropped whole: the trace stays paired');
+        assert.ok(tight.manifest.estimate <= tight.manifest.limit);
+    });
+
     it('warns before the budget refuses', async () => {
         const { manifest } = await assembler().assemble(input({ history: [user('x'.repeat(900))], budget: { contextWindow: 1_100, maxOutputTokens: 100 } }));
         assert.equal(manifest.warning, 'The context is 90% full; older tool results and attachments will be elided, then the request refused. Summarize the chat soon.');

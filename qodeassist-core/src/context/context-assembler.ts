@@ -285,7 +285,7 @@ export class ContextAssembler {
      * Stage 0, always: superseded builds and problem lists. Then, until it fits — stage 1: tool
      * results outside the last rounds, old reads and searches first, then the rest, oldest
      * first; never the latest build, the latest problems or the last writes. Stage 2: old
-     * attachments and images.
+     * attachments and images. Stage 3: whole old tool rounds.
      */
     private applyBudget(messages: Sized[], fixedChars: number, input: AssembleInput, manifest: ContextManifest, estimate: (chars: number, images?: number) => number,
         evidence: { protectedIds: ReadonlySet<string>; superseded: ReadonlySet<string> }): void {
@@ -369,6 +369,41 @@ export class ContextAssembler {
                     return;
                 }
             }
+        }
+        this.dropOldRounds(messages, keep, evidence.protectedIds, manifest, estimate, () => total() <= manifest.limit, (chars, images) => {
+            running.chars -= chars;
+            running.images -= images;
+        });
+    }
+
+    /**
+     * Stage 3: whole old tool rounds — the call and its elided result — go, oldest first, never
+     * one holding protected evidence or among the last rounds. What they did stays in the working
+     * set. A round is only ever dropped whole, so the trace stays paired.
+     */
+    private dropOldRounds(messages: Sized[], keep: number, protectedIds: ReadonlySet<string>, manifest: ContextManifest,
+        estimate: (chars: number) => number, fits: () => boolean, removed: (chars: number, images: number) => void): void {
+        const results = messages.map((sized, index) => ({ sized, index })).filter(({ sized }) => sized.message.role === 'user' && sized.message.content.some(block => block.type === 'tool_result'));
+        const droppable = results.slice(0, Math.max(0, results.length - keep)).map(({ index }) => index).filter(index => {
+            const call = messages[index - 1]?.message;
+            const answer = messages[index].message;
+            return call?.role === 'assistant' && call.content.every(block => block.type === 'tool_use')
+                && answer.content.every(block => block.type === 'tool_result' && !protectedIds.has(block.tool_use_id));
+        });
+        const gone = new Set<number>();
+        for (const index of droppable) {
+            if (fits()) {
+                break;
+            }
+            for (const at of [index - 1, index]) {
+                gone.add(at);
+                removed(messages[at].chars, messages[at].images);
+            }
+            const names = messages[index - 1].message.content.map(block => block.type === 'tool_use' ? block.name : '').join(', ');
+            manifest.elisions.push({ kind: 'tool_round', detail: names, tokens: estimate(messages[index - 1].chars + messages[index].chars), reason: 'old' });
+        }
+        if (gone.size > 0) {
+            messages.splice(0, messages.length, ...messages.filter((_, index) => !gone.has(index)));
         }
     }
 

@@ -6,7 +6,7 @@ export interface ContextManifest {
     task: { tokens: number; images: number };
     tools: { count: number; tokens: number };
     /** What was left out to fit, and why: `superseded` (an older build or problem list), `low-signal` (an old read or search), `old`. */
-    elisions: Array<{ kind: 'tool_result' | 'attachment' | 'image'; detail: string; tokens: number; reason?: 'superseded' | 'low-signal' | 'old' }>;
+    elisions: Array<{ kind: 'tool_result' | 'tool_round' | 'attachment' | 'image'; detail: string; tokens: number; reason?: 'superseded' | 'low-signal' | 'old' }>;
     /** Blocks the assembler injected besides layers and pins (the working set), and where. */
     sections: Array<{ name: string; tokens: number; placement: string }>;
     /** Tool-trace repairs made on the request's copy of the history, by cause; empty on the normal paths. */

@@ -197,18 +197,26 @@ export class Session {
                 requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(this.withThinking(assembly.ctx)), signal, secrets: this.agent.secrets
             };
             logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
+            // What the request now in flight was measured at, for calibrating the estimator against its Usage.
+            const sent: { measured: EstimateInput | undefined } = { measured: assembly.measured };
             const nextPayload = this.services.reassembleRounds
                 ? async () => {
                     const next = await this.assemble(tools, completion);
+                    sent.measured = next.measured;
                     this.emit([{ type: 'Manifest', requestId, manifest: next.manifest }]);
                     logger?.log('debug', 'qodeassist.context', `request ${requestId} (${this.agent.name}) continuation manifest:\n${formatManifest(next.manifest)}`);
                     return this.agent.renderBody(this.withThinking(next.ctx));
                 }
                 : undefined;
+            const onRound = (turn: AssistantTurn, results: readonly ToolResultInput[]) => {
+                this.recordRound(turn, results);
+                // A replayed continuation was never measured: its Usage must not calibrate against the first request.
+                sent.measured = this.services.reassembleRounds ? sent.measured : undefined;
+            };
             const stream = tools.length > 0 && executor
-                ? new ToolLoopRunner(executor, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, (turn, results) => this.recordRound(turn, results), nextPayload)
+                ? new ToolLoopRunner(executor, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, onRound, nextPayload)
                 : streamWire(this.agent.protocol, request);
-            await this.consume(requestId, stream, signal, assembly.measured);
+            await this.consume(requestId, stream, signal, sent);
         } catch (error) {
             if (error instanceof CancelledError || signal.aborted) {
                 this.emit([{ type: 'Cancelled', requestId }]);
@@ -220,7 +228,7 @@ export class Session {
         }
     }
 
-    private async consume(requestId: RequestId, stream: AsyncGenerator<EventBatch, AssistantTurn | undefined>, signal: AbortSignal, measured: EstimateInput): Promise<void> {
+    private async consume(requestId: RequestId, stream: AsyncGenerator<EventBatch, AssistantTurn | undefined>, signal: AbortSignal, sent: { measured: EstimateInput | undefined }): Promise<void> {
         let usage: MessageUsage | undefined;
         for (;;) {
             const next = await stream.next();
@@ -236,7 +244,9 @@ export class Session {
             for (const event of next.value) {
                 if (event.type === 'Usage') {
                     usage = usageOf(event);
-                    this.services.estimator.calibrate(this.estimatorKey, measured, event.inputTokens);
+                    if (sent.measured) {
+                        this.services.estimator.calibrate(this.estimatorKey, sent.measured, event.inputTokens);
+                    }
                 } else if (event.type === 'Error') {
                     await stream.return(undefined);
                     this.emit([...batch, { type: 'Failed', requestId, error: event.error }]);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chatRenderTable, measureChatRender } from './chat-render-benchmark';
 import { COMPLETION_BENCH_SETUP, completionTable, measureCompletionSideBySide } from './completion-benchmark';
 import { assembleTable, estimatorTable, measureAssemble, measureEstimator } from './context-benchmarks';
+import { longRunTable, measureLongRun } from './long-run-benchmark';
 import { mcpLoadTable, measureMcpLoad } from './mcp-load-benchmark';
 import { measureSearch, searchTable } from './search-benchmark';
 import { measureWireThroughput, throughputTable } from './wire-throughput';
@@ -71,6 +72,21 @@ async function main(): Promise<void> {
             'The installed `node_modules/@theia` tree (thousands of files), the same queries, a warm file cache. The baseline is the `rg`',
             'CLI counting matches; search_project formats up to 1,000 matches with their paths and counts the rest. Its ripgrep engine is',
             'what users get when rg is on PATH; the JS engine is the fallback. Aim: ≤ 1.5× rg.',
+            '',
+            table
+        ].join('\n'));
+    }
+    if (!only || only === 'long-run') {
+        console.log('A 50-round tool run in a small window…');
+        const table = longRunTable(await measureLongRun());
+        console.log(table);
+        writeSection('long-run', 'Long agentic run: request size and tool-trace repairs per round', [
+            `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.`,
+            'One request, 50 scripted tool rounds against the fake provider (eight cycles of read, break the build, build, read the',
+            'problems, fix, build; then a search and a todo) with an agent whose window is 10,000 tokens. *Re-assembled* is how chat,',
+            'refactor and the bench CLI run: every continuation is assembled again from the history (working set, protected evidence,',
+            'budget, tool-trace checks). The baseline *replayed* sends the first payload plus every round, as the wire layer alone would.',
+            'Every fifth request is shown. Aims: zero repairs, every request under the limit.',
             '',
             table
         ].join('\n'));

@@ -131,6 +131,14 @@ describe('chat view in Chromium (walking skeleton)', function () {
         await edit.locator('button[data-action=apply]').click();
         await page.locator('.qa-chat .qa-file-edit[data-state=applied]').waitFor({ timeout: 10_000 });
         assert.equal(readFileSync(file, 'utf8'), 'export const greeting = "hello";\n', 'Apply writes it again');
+        // The next request carries the run's working set; the manifest shows it.
+        const continuation = JSON.stringify(JSON.parse(fake.lastModelRequest()!.body).messages);
+        assert.match(continuation, /<working_set>[\s\S]*Then: make the greeting friendlier[\s\S]*src\/greeting.ts: edited/);
+        await page.locator('.qa-chat .qa-token-counter').click();
+        const rows = await page.locator('.qa-chat .qa-manifest td:first-child').allTextContents();
+        assert.ok(rows.some(row => /^working set \(at message \d+ of \d+\)$/.test(row)), rows.join(' | '));
+        await page.screenshot({ path: screenshotPath('chat-working-set-manifest') });
+        await page.locator('.qa-chat .qa-token-counter').click();
     });
 
     it('moves the chat between placements without losing it, opens a second chat, and extracts one to its own window', async () => {

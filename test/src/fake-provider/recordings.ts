@@ -6,14 +6,15 @@ function chunk(delta: object, finish: string | null = null): string {
 const usage = (prompt: number, completion: number) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-scripted', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion } })}\n\n`;
 
-export function openAIToolCallsRecording(calls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>): string {
+/** `promptTokens`: what the fake reports as the request's size (scripts that exercise the budget report a realistic one). */
+export function openAIToolCallsRecording(calls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>, promptTokens = 100): string {
     return chunk({ role: 'assistant', content: null })
         + calls.map((call, index) => chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] })).join('')
-        + chunk({}, 'tool_calls') + usage(100, 20) + 'data: [DONE]\n\n';
+        + chunk({}, 'tool_calls') + usage(promptTokens, 20) + 'data: [DONE]\n\n';
 }
 
-export function openAITextRecording(text: string): string {
-    return chunk({ role: 'assistant', content: '' }) + chunk({ content: text }) + chunk({}, 'stop') + usage(100, 10) + 'data: [DONE]\n\n';
+export function openAITextRecording(text: string, promptTokens = 100): string {
+    return chunk({ role: 'assistant', content: '' }) + chunk({ content: text }) + chunk({}, 'stop') + usage(promptTokens, 10) + 'data: [DONE]\n\n';
 }
 
 /** A long OpenAI Chat answer streamed in the given pieces, one SSE record each (for rendering benchmarks). */

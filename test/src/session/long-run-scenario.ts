@@ -25,8 +25,20 @@ console.log('build ok');
 type Call = { name: string; arguments: Record<string, unknown> };
 
 /**
+ * The usage a real provider would report: about four characters a token over what the model
+ * reads — message text, tool calls, tool schemas — not the JSON punctuation of the body.
+ */
+function promptTokensOf(request: { messages: Array<{ content: unknown; tool_calls?: unknown }>; tools?: unknown }): number {
+    const text = (content: unknown): number => typeof content === 'string' ? content.length
+        : Array.isArray(content) ? content.reduce((sum: number, part: { text?: string }) => sum + (part.text?.length ?? 0), 0) : 0;
+    const chars = request.messages.reduce((sum, message) => sum + text(message.content) + (message.tool_calls ? JSON.stringify(message.tool_calls).length : 0), 0)
+        + (request.tools ? JSON.stringify(request.tools).length : 0);
+    return Math.round(chars / 4);
+}
+
+/**
  * The script: eight cycles of read → break → build (fails) → problems → fix → build (passes),
- * then a search and a todo: 50 tool rounds in one request, against a 6,000-token window.
+ * then a search and a todo: 50 tool rounds in one request, against a 10,000-token window.
  */
 export function longRunScript(): Call[] {
     const calls: Call[] = [];
@@ -63,7 +75,7 @@ export async function runLongScenario(options: { reassembleRounds?: boolean } = 
     await server.start();
     try {
         writeFakeAgents(fixture, server.url);
-        fixture.project_('agents/long-run.toml', 'schema_version = 1\nname = "long-run"\nextends = "openai-base"\nprovider_instance = "fake-openai-provider"\nmodel = "fake-model"\ncontext_window = 6000\n\n[body]\nmax_completion_tokens = 1000\n');
+        fixture.project_('agents/long-run.toml', 'schema_version = 1\nname = "long-run"\nextends = "openai-base"\nprovider_instance = "fake-openai-provider"\nmodel = "fake-model"\ncontext_window = 10000\n\n[body]\nmax_completion_tokens = 1000\n');
         const workspace = fixture.workspace;
         fixture.write(join(workspace, 'src', 'app.js'), appSource('0'));
         fixture.write(join(workspace, 'build.js'), BUILD_SCRIPT);
@@ -71,11 +83,13 @@ export async function runLongScenario(options: { reassembleRounds?: boolean } = 
         server.setDefault({
             kind: 'dynamic',
             respond: body => {
-                const done = (JSON.parse(body).messages as Array<{ role: string }>).filter(message => message.role === 'tool').length;
+                const request = JSON.parse(body) as { messages: Array<{ role: string; content: unknown; tool_calls?: unknown }>; tools?: unknown };
+                const done = request.messages.filter(message => message.role === 'tool').length;
                 const call = script[done];
+                const promptTokens = promptTokensOf(request);
                 return call
-                    ? { kind: 'replay', recording: openAIToolCallsRecording([{ id: `call_${done + 1}`, name: call.name, arguments: call.arguments }]) }
-                    : { kind: 'replay', recording: openAITextRecording('All eight cycles are done; the build passes.') };
+                    ? { kind: 'replay', recording: openAIToolCallsRecording([{ id: `call_${done + 1}`, name: call.name, arguments: call.arguments }], promptTokens) }
+                    : { kind: 'replay', recording: openAITextRecording('All eight cycles are done; the build passes.', promptTokens) };
             }
         });
         const diagnostics = {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { LongRunResult, longRunScript, runLongScenario } from './long-run-scenario';
 
-describe('a long agentic run stays coherent (50 tool rounds, 6,000-token window)', function () {
+describe('a long agentic run stays coherent (50 tool rounds, 10,000-token window)', function () {
     this.timeout(180_000);
     let run: LongRunResult;
     before(async () => { run = await runLongScenario(); });

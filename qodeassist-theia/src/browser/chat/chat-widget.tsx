@@ -841,14 +841,18 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             ...manifest.layers.map((layer): [string, string] => [`system: ${layer.name}`, `~${layer.tokens}`]),
             [`history (${manifest.history.messages} messages, ${manifest.history.toolRounds} tool rounds)`, `~${manifest.history.tokens}`],
             ...manifest.pinned.map((pin): [string, string] => [pin.label, `~${pin.tokens}`]),
+            ...(manifest.sections ?? []).map((section): [string, string] => [`${section.name} (at ${section.placement})`, `~${section.tokens}`]),
             [`this message${manifest.task.images ? ` (${manifest.task.images} image${manifest.task.images > 1 ? 's' : ''})` : ''}`, `~${manifest.task.tokens}`],
             [`tools (${manifest.tools.count})`, `~${manifest.tools.tokens}`],
-            ...manifest.elisions.map((elision): [string, string] => [`elided ${elision.kind}: ${elision.detail}`, `−${elision.tokens}`])
+            ...(manifest.budget?.protectedEvidence ? [[`protected evidence (latest build, problems, last writes)`, `~${manifest.budget.protectedEvidence}`] as [string, string]] : []),
+            ...manifest.elisions.map((elision): [string, string] => [`elided ${elision.kind}${elision.reason ? ` (${elision.reason})` : ''}: ${elision.detail}`, `−${elision.tokens}`])
         ];
+        const repairs = Object.entries(manifest.repairs ?? {});
         return <div className='qa-manifest' role='dialog'>
             <div className='qa-manifest-title'>{nls.localize('qodeassist/chat/manifest', 'Next request')}: {`~${manifest.estimate} of ${manifest.limit} tokens`}</div>
             <table><tbody>{rows.map(([label, tokens], index) => <tr key={index}><td>{label}</td><td>{tokens}</td></tr>)}</tbody></table>
             {manifest.filters.length > 0 && <div className='qa-manifest-note'>{manifest.filters.map(filter => `${filter.kind}: ${filter.detail}`).join('; ')}</div>}
+            {repairs.length > 0 && <div className='qa-manifest-note' data-repairs>{nls.localize('qodeassist/chat/repairs', 'Tool-trace repairs')}: {repairs.map(([cause, count]) => `${cause} × ${count}`).join(', ')}</div>}
             {(manifest.refusal ?? manifest.warning) && <div className='qa-manifest-warning'>
                 <i className={codicon('warning')} /> {manifest.refusal ?? manifest.warning}{' '}
                 <button className='theia-button secondary' data-action='summarize-from-counter' onClick={() => void this.summarize()}>

@@ -42,3 +42,30 @@ export type TerminalEvent = RequestFinished | RequestFailed | RequestCancelled;
 export function isTerminal(event: SessionEvent): event is TerminalEvent {
     return event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled';
 }
+
+/** How a request ended, as a feature waiting for it needs to know. */
+export interface RequestEnd {
+    error?: ErrorInfo;
+    cancelled?: boolean;
+}
+
+/**
+ * A promise of a request's end, and the observer that settles it: pass every session event
+ * to `observe`; the first terminal event settles `ended`.
+ */
+export function requestEnd(): { ended: Promise<RequestEnd>; observe(event: SessionEvent): void } {
+    let settle!: (end: RequestEnd) => void;
+    const ended = new Promise<RequestEnd>(resolve => { settle = resolve; });
+    return {
+        ended,
+        observe: event => {
+            if (event.type === 'Finished') {
+                settle({});
+            } else if (event.type === 'Cancelled') {
+                settle({ cancelled: true });
+            } else if (event.type === 'Failed') {
+                settle({ error: event.error });
+            }
+        }
+    };
+}

@@ -1,12 +1,12 @@
 import {
-    ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, configuredAgentResolver, ContentLoader, ContentRef, ContextAssembler, ContextManifest,
-    defaultSkillRoots, findFiles, HistoryBlock, HistoryMessage, isTerminal, explainAuthError,
-    pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent, SessionManager, SkillsEngine, StoredChat,
-    StoredFileEdit, titleOf, TokenEstimator, toErrorInfo, ToolKitExecutor, WorkspaceFiles
+    ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, ContentRef, ContextManifest, defaultSkillRoots,
+    findFiles, HistoryBlock, HistoryMessage, isTerminal, explainAuthError, pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent,
+    SkillsEngine, StoredChat, StoredFileEdit, titleOf, toErrorInfo, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
 import { McpHubs } from './mcp-service-impl';
+import { SessionPools } from './session-pools';
 import { agentChoices, createToolExecutor } from './tool-host';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -48,20 +48,19 @@ interface Chat {
 export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     private client: QodeAssistChatClient | undefined;
     private readonly chats = new Map<string, Chat>();
-    private readonly managers = new Map<ConfigurationService, SessionManager>();
-    private readonly estimator = new TokenEstimator();
-    private readonly assembler = new ContextAssembler(this.estimator, new ContentLoader());
-    private readonly stopWatching: Array<() => void> = [];
+    private readonly pools: SessionPools;
     private readonly skills = new Map<string, SkillsEngine>();
     /** Saves under way, also of chats closed meanwhile. */
     private readonly writing = new Set<Promise<void>>();
 
     constructor(
-        @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
+        @inject(QodeAssistSecretsStore) secrets: SecretsStore,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
         @inject(QodeAssistUserHome) private readonly userHome: string,
         @inject(McpHubs) @optional() private readonly mcp?: McpHubs
-    ) { }
+    ) {
+        this.pools = new SessionPools(secrets);
+    }
 
     setClient(client: QodeAssistChatClient | undefined): void {
         this.client = client;
@@ -142,7 +141,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         await chat.session?.cancel();
         await chat.saving;
         const result = await compressWithRoster(history, {
-            configuration: configurationService.current, sessions: this.managerFor(configurationService), estimator: this.estimator,
+            configuration: configurationService.current, sessions: this.pools.for(configurationService), estimator: this.pools.estimator,
             compressedFrom: chatId, routing: { file: options.file, project: options.project }
         });
         const id = randomUUID();
@@ -239,9 +238,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             void chat.session?.cancel();
         }
         this.chats.clear();
-        for (const stop of this.stopWatching.splice(0)) {
-            stop();
-        }
+        this.pools.dispose();
         for (const engine of this.skills.values()) {
             engine.dispose();
         }
@@ -257,13 +254,13 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         if (chat.session?.agent.name !== agent.name) {
             // Another agent answers from now on: the conversation moves with the chat. Acquire first, so a
             // failure (a missing key) leaves the chat and its history as they were.
-            const session = await this.managerFor(configurationService).acquire(agent.name, events => this.forward(chat, agent, events));
+            const session = await this.pools.for(configurationService).acquire(agent.name, events => this.forward(chat, agent, events));
             const previous = chat.session;
             session.restore(previous?.history ?? chat.seed);
             chat.session = session;
             chat.linked.clear();
             if (previous) {
-                await this.managerFor(configurationService).release(previous);
+                await this.pools.for(configurationService).release(previous);
             }
         }
         const session = chat.session;
@@ -404,18 +401,6 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
                 ? `There is no agent named "${options.agent}". Pick another in the chat's agent picker or the QodeAssist settings (qodeassist.chat.agent).`
                 : `No chat agent is available: the chat roster is empty or none of its agents fits this file.${errors ? ` The configuration has ${errors} error(s); fix them first.` : ''} Add an agent to [chat] in .qodeassist/agents/rosters.toml.`
         });
-    }
-
-    /** One session pool per configuration, emptied whenever that configuration changes. */
-    private managerFor(configurationService: ConfigurationService): SessionManager {
-        let manager = this.managers.get(configurationService);
-        if (!manager) {
-            const created = new SessionManager(configuredAgentResolver(() => configurationService.current, this.secrets), { assembler: this.assembler, estimator: this.estimator, reassembleRounds: true });
-            this.stopWatching.push(configurationService.onDidChange(() => created.clear()));
-            this.managers.set(configurationService, created);
-            manager = created;
-        }
-        return manager;
     }
 
     private chatFor(chatId: string): Chat {

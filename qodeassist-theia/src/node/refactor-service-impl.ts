@@ -1,9 +1,10 @@
 import {
-    CancelledError, ConfigurationService, explainAuthError, filesWithinBudget, configuredAgentResolver, ContentLoader, ContextAssembler, defaultInstructionFolders, InstructionLibrary, InstructionScope,
-    pickAgent, QodeAssistError, ResolvedAgent, runRefactor, SavedInstruction, SecretsStore, SessionEvent, SessionManager, TokenEstimator, toErrorInfo, WorkspaceFiles
+    CancelledError, ConfigurationService, explainAuthError, filesWithinBudget, defaultInstructionFolders, InstructionLibrary, InstructionScope, pickAgent,
+    QodeAssistError, ResolvedAgent, runRefactor, SavedInstruction, SecretsStore, SessionEvent, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { McpHubs } from './mcp-service-impl';
+import { SessionPools } from './session-pools';
 import { AgentChoice } from '../common/chat-protocol';
 import { QodeAssistRefactorClient, QodeAssistRefactorService, RefactorAnswer, RefactorProgress, RefactorQuery } from '../common/refactor-protocol';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
@@ -18,17 +19,16 @@ const MAX_FILE_CHARS = 1_000_000;
 export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService {
     private client: QodeAssistRefactorClient | undefined;
     private readonly running = new Map<string, AbortController>();
-    private readonly managers = new Map<ConfigurationService, SessionManager>();
-    private readonly estimator = new TokenEstimator();
-    private readonly assembler = new ContextAssembler(this.estimator, new ContentLoader());
-    private readonly stopWatching: Array<() => void> = [];
+    private readonly pools: SessionPools;
 
     constructor(
-        @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
+        @inject(QodeAssistSecretsStore) secrets: SecretsStore,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
         @inject(QodeAssistUserHome) private readonly userHome: string,
         @inject(McpHubs) @optional() private readonly mcp?: McpHubs
-    ) { }
+    ) {
+        this.pools = new SessionPools(secrets);
+    }
 
     setClient(client: QodeAssistRefactorClient | undefined): void {
         this.client = client;
@@ -56,9 +56,9 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             const result = await runRefactor({
                 target: { filePath: query.relativePath, language: query.language, text: query.text, selection: query.selection, cursor: query.cursor },
                 instruction: query.instruction, indent: query.indent,
-                openFiles: filesWithinBudget(shareableOpenFiles(files, query.openFiles, query.file), query.openFilesBudget, this.estimator)
+                openFiles: filesWithinBudget(shareableOpenFiles(files, query.openFiles, query.file), query.openFilesBudget, this.pools.estimator)
             }, {
-                agent, sessions: this.managerFor(configurationService), thinking: query.thinking,
+                agent, sessions: this.pools.for(configurationService), thinking: query.thinking,
                 tools: tools ? { tools: tools.definitions(), executor: tools } : undefined,
                 signal: controller.signal,
                 onProposal: text => this.client?.onRefactorProgress(query.id, [{ kind: 'proposal', text }]),
@@ -106,9 +106,7 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             controller.abort();
         }
         this.running.clear();
-        for (const stop of this.stopWatching.splice(0)) {
-            stop();
-        }
+        this.pools.dispose();
         this.client = undefined;
     }
 
@@ -147,17 +145,5 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
         if (progress.length > 0) {
             this.client?.onRefactorProgress(id, progress);
         }
-    }
-
-    /** One session pool per configuration, emptied whenever that configuration changes. */
-    private managerFor(configurationService: ConfigurationService): SessionManager {
-        let manager = this.managers.get(configurationService);
-        if (!manager) {
-            const created = new SessionManager(configuredAgentResolver(() => configurationService.current, this.secrets), { assembler: this.assembler, estimator: this.estimator, reassembleRounds: true });
-            this.stopWatching.push(configurationService.onDidChange(() => created.clear()));
-            this.managers.set(configurationService, created);
-            manager = created;
-        }
-        return manager;
     }
 }

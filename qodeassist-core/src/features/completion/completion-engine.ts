@@ -2,9 +2,9 @@ import { ResolvedAgent } from '../../agents/agent-factory';
 import { CompletionInput } from '../../context/context-assembler';
 import { filesWithinBudget } from '../../context/open-files';
 import { TokenEstimator } from '../../context/token-estimator';
-import { SessionEvent } from '../../session/session-events';
+import { requestEnd, SessionEvent } from '../../session/session-events';
 import { SessionManager } from '../../session/session-manager';
-import { CancelledError, ErrorInfo, QodeAssistError, untilAborted } from '../../wire/error-info';
+import { CancelledError, QodeAssistError, untilAborted } from '../../wire/error-info';
 import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';
 import { CompletionCache } from './completion-cache';
 import { CompletionContextOptions, cursorWindow, DEFAULT_CONTEXT } from './completion-context';
@@ -140,11 +140,11 @@ export class CompletionEngine {
         const firstLineDone = CHAT_PROTOCOLS.has(agent.protocol) ? hasFirstFencedLine : hasCompleteFirstLine;
         let text = '';
         let requestId: string | undefined;
-        let settle!: (outcome: { error?: ErrorInfo; cancelled?: boolean }) => void;
-        const ended = new Promise<{ error?: ErrorInfo; cancelled?: boolean }>(resolve => { settle = resolve; });
+        const { ended, observe } = requestEnd();
         let stoppedEarly = false;
         const session = await this.deps.sessions.acquire(agent.name, (events: readonly SessionEvent[]) => {
             for (const event of events) {
+                observe(event);
                 if (event.type === 'RequestStarted') {
                     requestId = event.requestId;
                 } else if (event.type === 'TextDelta') {
@@ -154,12 +154,6 @@ export class CompletionEngine {
                         stoppedEarly = true;
                         void session.cancel();
                     }
-                } else if (event.type === 'Finished') {
-                    settle({});
-                } else if (event.type === 'Cancelled') {
-                    settle({ cancelled: true });
-                } else if (event.type === 'Failed') {
-                    settle({ error: event.error });
                 }
             }
         });

@@ -1,9 +1,9 @@
 import { ResolvedAgent } from '../../agents/agent-factory';
 import { messageText } from '../../session/conversation-history';
 import { ToolPolicy } from '../../session/session';
-import { SessionEvent } from '../../session/session-events';
+import { requestEnd, SessionEvent } from '../../session/session-events';
 import { SessionManager } from '../../session/session-manager';
-import { CancelledError, ErrorInfo, QodeAssistError } from '../../wire/error-info';
+import { CancelledError, QodeAssistError } from '../../wire/error-info';
 import { cleanRefactorResponse, hasFencedBlock } from './refactor-response';
 import { DEFAULT_LINES_AROUND, IndentStyle, refactorLayer, RefactorTarget, selectionIndent } from './refactor-prompt';
 
@@ -59,12 +59,12 @@ export async function runRefactor(request: RefactorRequest, run: RefactorRun): P
     });
     let round = '';
     let requestId: string | undefined;
-    let settle!: (end: { error?: ErrorInfo; cancelled?: boolean }) => void;
-    const ended = new Promise<{ error?: ErrorInfo; cancelled?: boolean }>(resolve => { settle = resolve; });
+    const { ended, observe } = requestEnd();
     const session = await run.sessions.acquire(run.agent.name, events => {
         run.onEvents?.(events);
         let grew = false;
         for (const event of events) {
+            observe(event);
             if (event.type === 'RequestStarted') {
                 requestId = event.requestId;
             } else if (event.type === 'TextDelta') {
@@ -74,12 +74,6 @@ export async function runRefactor(request: RefactorRequest, run: RefactorRun): P
                 // Text before a tool call is the model thinking aloud; the answer comes after the last round.
                 round = '';
                 grew = true;
-            } else if (event.type === 'Finished') {
-                settle({});
-            } else if (event.type === 'Cancelled') {
-                settle({ cancelled: true });
-            } else if (event.type === 'Failed') {
-                settle({ error: event.error });
             }
         }
         if (grew) {

@@ -1,0 +1,33 @@
+import { ConfigurationService, configuredAgentResolver, ContentLoader, ContextAssembler, SecretsStore, SessionManager, TokenEstimator } from '@qodeassist/core';
+
+/**
+ * One session pool per configuration, emptied whenever that configuration changes. Its
+ * sessions assemble every tool round again (the working set, the budget, the trace checks).
+ */
+export class SessionPools {
+    readonly estimator = new TokenEstimator();
+    private readonly assembler = new ContextAssembler(this.estimator, new ContentLoader());
+    private readonly managers = new Map<ConfigurationService, SessionManager>();
+    private readonly stopWatching: Array<() => void> = [];
+
+    constructor(private readonly secrets: SecretsStore) { }
+
+    for(configurationService: ConfigurationService): SessionManager {
+        let manager = this.managers.get(configurationService);
+        if (!manager) {
+            const created = new SessionManager(configuredAgentResolver(() => configurationService.current, this.secrets),
+                { assembler: this.assembler, estimator: this.estimator, reassembleRounds: true });
+            this.stopWatching.push(configurationService.onDidChange(() => created.clear()));
+            this.managers.set(configurationService, created);
+            manager = created;
+        }
+        return manager;
+    }
+
+    dispose(): void {
+        for (const stop of this.stopWatching.splice(0)) {
+            stop();
+        }
+        this.managers.clear();
+    }
+}

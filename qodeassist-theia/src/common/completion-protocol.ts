@@ -14,10 +14,9 @@ export interface CompletionQuerySettings {
     useGitignore: boolean;
 }
 
-/** One ask for a completion at the cursor of an editor. */
-export interface CompletionQuery {
-    /** Increases with every query of a frontend: a cancel names the one it means. */
-    id: number;
+/** An editor's document as a backend feature receives it: where it is, what language, its whole text (unsaved changes included). */
+export interface DocumentQuery {
+    /** The workspace folder whose `.qodeassist` configuration applies. */
     workspacePath?: string;
     project?: string;
     /** Absolute path of the file. */
@@ -25,6 +24,12 @@ export interface CompletionQuery {
     relativePath: string;
     language: string;
     text: string;
+}
+
+/** One ask for a completion at the cursor of an editor. */
+export interface CompletionQuery extends DocumentQuery {
+    /** Increases with every query of a frontend: a cancel names the one it means. */
+    id: number;
     offset: number;
     /** Other open editors (absolute paths); the backend keeps those in the workspace that no ignore rule hides. */
     openFiles?: Array<{ path: string; content: string }>;

@@ -1,6 +1,7 @@
 import type { ErrorInfo, InstructionIssue, InstructionScope, SavedInstruction } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 import { AgentChoice, ChatToolSettings } from './chat-protocol';
+import { DocumentQuery } from './completion-protocol';
 import { ToolHostClient } from './tool-host-protocol';
 
 export type { InstructionIssue, InstructionScope, SavedInstruction };
@@ -8,17 +9,9 @@ export type { InstructionIssue, InstructionScope, SavedInstruction };
 export const QODEASSIST_REFACTOR_PATH = '/services/qodeassist/refactor';
 
 /** One quick refactor, as the editor asks for it. */
-export interface RefactorQuery {
+export interface RefactorQuery extends DocumentQuery {
     /** Chosen by the frontend: progress, permission prompts and cancel name it. */
     id: string;
-    workspacePath?: string;
-    project?: string;
-    /** Absolute path of the file. */
-    file: string;
-    relativePath: string;
-    language: string;
-    /** The whole document, unsaved changes included. */
-    text: string;
     /** Offsets into `text`. */
     selection: { start: number; end: number };
     cursor: number;

@@ -53,8 +53,9 @@ function firstErrorLocation(content: string): string | undefined {
     return match ? match[0].trim().slice(0, 200) : undefined;
 }
 
-/** Folds one message into the working set. */
-function fold(set: WorkingSet, message: HistoryMessage, uses: Map<string, { name: string; input: Record<string, unknown> }>): void {
+/** Folds one message into the working set; true when it changed something the block shows. */
+function fold(set: WorkingSet, message: HistoryMessage, uses: Map<string, { name: string; input: Record<string, unknown> }>): boolean {
+    let changed = false;
     for (const block of message.blocks) {
         if (block.type === 'text' && message.role === 'user') {
             const text = firstLine(block.text, 240);
@@ -66,6 +67,7 @@ function fold(set: WorkingSet, message: HistoryMessage, uses: Map<string, { name
             } else {
                 set.redirections = [...set.redirections, text].slice(-3);
             }
+            changed = true;
         } else if (block.type === 'tool_use') {
             uses.set(block.id, { name: block.name, input: block.input });
         } else if (block.type === 'tool_result') {
@@ -73,19 +75,22 @@ function fold(set: WorkingSet, message: HistoryMessage, uses: Map<string, { name
             const path = typeof use?.input.path === 'string' ? use.input.path : undefined;
             switch (block.name) {
                 case 'read_file':
-                    if (path && !block.isError) {
+                    if (path && !block.isError && set.filesRead.at(-1) !== path) {
                         set.filesRead = [...set.filesRead.filter(known => known !== path), path].slice(-MAX_FILES);
+                        changed = true;
                     }
                     break;
                 case 'edit_file':
                 case 'create_file':
                     if (path && !block.isError) {
                         set.filesWritten = [...set.filesWritten.filter(known => known.path !== path), { path, change: describeWrite(block.name, use!.input), callId: block.toolUseId }].slice(-MAX_FILES);
+                        changed = true;
                     }
                     break;
                 case 'build_project':
                     set.build = { callId: block.toolUseId, ok: !block.isError, summary: problemSummary(block.content) };
                     set.nextRepair = block.isError ? firstErrorLocation(block.content) ?? set.nextRepair : set.diagnostics?.ok === false ? set.nextRepair : undefined;
+                    changed = true;
                     break;
                 case 'get_diagnostics': {
                     const clean = /^No (errors|problems) reported/.test(block.content.trim());
@@ -95,16 +100,20 @@ function fold(set: WorkingSet, message: HistoryMessage, uses: Map<string, { name
                     } else if (set.build?.ok !== false) {
                         set.nextRepair = undefined;
                     }
+                    changed = true;
                     break;
                 }
                 case 'todo':
                     if (!block.isError) {
-                        set.openTodos = block.content.split('\n').filter(line => line.startsWith('[ ]')).map(line => line.slice(4).trim()).slice(0, 10);
+                        const open = block.content.split('\n').filter(line => line.startsWith('[ ]')).map(line => line.slice(4).trim()).slice(0, 10);
+                        changed ||= open.join('\n') !== set.openTodos.join('\n');
+                        set.openTodos = open;
                     }
                     break;
             }
         }
     }
+    return changed;
 }
 
 function describeWrite(tool: string, input: Record<string, unknown>): string {
@@ -153,23 +162,20 @@ export function renderWorkingSet(set: WorkingSet): string {
 
 /**
  * The working set after the whole history, and the index of the message where it last
- * changed: the block is placed there once, so the request prefix before it stays the same
- * from request to request until something in the set changes.
+ * changed (rendered once, at the end): the block is placed there, so the request prefix
+ * before it stays the same from request to request until something in the set changes.
  */
 export function workingSetOf(history: readonly HistoryMessage[]): { set: WorkingSet; text: string; changedAt: number } {
     const set = emptyWorkingSet();
     const uses = new Map<string, { name: string; input: Record<string, unknown> }>();
-    let text = '';
     let changedAt = -1;
     history.forEach((message, index) => {
-        fold(set, message, uses);
-        const rendered = renderWorkingSet(set);
-        if (rendered !== text) {
-            text = rendered;
+        if (fold(set, message, uses)) {
             changedAt = index;
         }
     });
-    return { set, text, changedAt };
+    const text = renderWorkingSet(set);
+    return { set, text, changedAt: text ? changedAt : -1 };
 }
 
 /** Tool calls whose results must survive elision: the latest build and problems, the last `writes` writes. */

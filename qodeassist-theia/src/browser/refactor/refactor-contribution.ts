@@ -95,9 +95,9 @@ export class RefactorContribution implements CommandContribution, KeybindingCont
     }
 
     registerKeybindings(keybindings: KeybindingRegistry): void {
+        // Ctrl+Enter and Esc are the inline refactor's own while the focus is in its editor (a Theia keybinding on a
+        // global context would also fire from the chat or a dialog); the Accept and Reject commands stay in the palette.
         keybindings.registerKeybinding({ command: QodeAssistRefactorCommands.OPEN.id, keybinding: 'ctrlcmd+alt+r', when: 'editorFocus' });
-        keybindings.registerKeybinding({ command: QodeAssistRefactorCommands.ACCEPT.id, keybinding: 'ctrlcmd+enter', when: 'qodeassistRefactorReview' });
-        keybindings.registerKeybinding({ command: QodeAssistRefactorCommands.REJECT.id, keybinding: 'escape', when: 'qodeassistRefactorActive' });
     }
 
     registerMenus(menus: MenuModelRegistry): void {

@@ -62,6 +62,8 @@ let nextRefactor = 1;
  * file as it was — nothing is written before Accept.
  */
 export class InlineRefactor implements Disposable {
+    /** The refactor the user touched last: keys typed with the focus nowhere go to it. */
+    static lastUsed: InlineRefactor | undefined;
     readonly id = `refactor-${Date.now()}-${nextRefactor++}`;
     phase: RefactorPhase = 'input';
     protected instruction = '';
@@ -131,6 +133,9 @@ export class InlineRefactor implements Disposable {
         const onKey = (event: KeyboardEvent) => this.onEditorKey(event);
         window.addEventListener('keydown', onKey, true);
         this.toDispose.push(Disposable.create(() => window.removeEventListener('keydown', onKey, true)));
+        InlineRefactor.lastUsed = this;
+        this.zoneNode.addEventListener('pointerdown', () => { InlineRefactor.lastUsed = this; });
+        this.zoneNode.addEventListener('focusin', () => { InlineRefactor.lastUsed = this; });
         this.root = createRoot(this.panelNode);
         this.toDispose.push(Disposable.create(() => this.root.unmount()));
 
@@ -165,6 +170,8 @@ export class InlineRefactor implements Disposable {
         }
         this.instruction = instruction;
         this.setPhase('running');
+        // A quick action's button disables itself: keep the focus here, where Esc and Ctrl+Enter reach the refactor.
+        this.focusInput();
         this.error = undefined;
         this.steps = [];
         this.answeringAgent = undefined;
@@ -242,6 +249,9 @@ export class InlineRefactor implements Disposable {
         this.proposal?.getModel()?.dispose();
         this.proposal?.dispose();
         this.toDispose.dispose();
+        if (InlineRefactor.lastUsed === this) {
+            InlineRefactor.lastUsed = undefined;
+        }
         this.host.changed(this);
     }
 
@@ -493,7 +503,9 @@ export class InlineRefactor implements Disposable {
 
     protected onEditorKey(event: KeyboardEvent): void {
         const target = event.target instanceof Node ? event.target : undefined;
-        if (!target || !this.editor.getDomNode()?.contains(target)) {
+        // The refactor's editor (its panel included), or nowhere at all when this refactor was the last one used.
+        const ours = target && (this.editor.getDomNode()?.contains(target) || (target === document.body && InlineRefactor.lastUsed === this));
+        if (!ours) {
             return;
         }
         const accept = event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey;

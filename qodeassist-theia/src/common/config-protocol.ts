@@ -45,6 +45,14 @@ export interface ToolSummary {
     source: string;
 }
 
+export interface SkillSummary {
+    name: string;
+    description: string;
+    path: string;
+    scope: 'project' | 'user';
+    alwaysOn: boolean;
+}
+
 export interface ConfigOverview {
     providers: ProviderSummary[];
     agents: AgentSummary[];
@@ -53,6 +61,11 @@ export interface ConfigOverview {
     clientApis: string[];
     roles: RoleSummary[];
     tools: ToolSummary[];
+    skills: SkillSummary[];
+    /** SKILL.md files that could not be used, with the reason. */
+    skillIssues: Array<{ path: string; message: string }>;
+    /** Agent → model, from the user's agent_models.json (the model override). */
+    modelOverrides: Record<string, string>;
     /** Where a new provider file goes. */
     projectFolder?: string;
 }
@@ -112,6 +125,8 @@ export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClien
     saveRole(workspacePath: string, role: { id: string; name: string; description: string; systemPrompt: string }): Promise<string>;
     /** Deletes a user or project role file; bundled roles cannot be deleted. */
     deleteRole(workspacePath: string | undefined, id: string): Promise<void>;
+    /** Sets (or, with an empty model, removes) an agent's model override in the user's `agent_models.json`. */
+    setModelOverride(workspacePath: string | undefined, agent: string, model: string): Promise<void>;
     /** Whether the chat has an agent it can reach; the presets for the setup card otherwise. */
     setupState(workspacePath: string | undefined): Promise<SetupState>;
     /** Tests the chosen preset (with the key or URL given) and, when it answers, makes its agents first in the user's rosters. */

@@ -100,4 +100,21 @@ describe('QodeAssistConfigServiceImpl', () => {
         assert.equal(configuration.current.rosters.chat[0], 'ollama-chat');
         assert.equal((await service.setupState(fixture.workspace)).needed, false);
     });
+
+    it('keeps a model override in the user\'s agent_models.json, lists skills and the SKILL.md files it cannot use', async () => {
+        await service.setModelOverride(fixture.workspace, 'fake-openai', 'other-model');
+        assert.deepEqual(JSON.parse(readFileSync(join(fixture.user, 'agent_models.json'), 'utf8')), { 'fake-openai': 'other-model' });
+        assert.equal(configuration.current.agents.get('fake-openai')?.model, 'other-model');
+        assert.deepEqual((await service.overview(fixture.workspace)).modelOverrides, { 'fake-openai': 'other-model' });
+        await service.setModelOverride(fixture.workspace, 'fake-openai', '');
+        assert.equal(configuration.current.agents.get('fake-openai')?.model, 'fake-model', 'an empty model removes the override');
+        await assert.rejects(service.setModelOverride(fixture.workspace, 'nope', 'x'), /no agent "nope"/);
+
+        fixture.project_('skills/tone/SKILL.md', '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
+        fixture.project_('skills/Bad/SKILL.md', '---\nname: Bad\n---\nno description\n');
+        const overview = await service.overview(fixture.workspace);
+        assert.deepEqual(overview.skills.map(skill => [skill.name, skill.scope]), [['tone', 'project']]);
+        assert.equal(overview.skillIssues.length, 1);
+        assert.match(overview.skillIssues[0].path, /Bad\/SKILL\.md$/);
+    });
 });

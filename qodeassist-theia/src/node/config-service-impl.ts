@@ -1,5 +1,5 @@
 import {
-    CLIENT_APIS, ClientApi, createBuiltinTools, environmentVariableFor, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    CLIENT_APIS, ClientApi, createBuiltinTools, defaultSkillRoots, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
     syntheticContext, toErrorInfo, withRoster, WritableSecretsStore
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
@@ -58,6 +58,8 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
                 id: role.id, name: role.name, description: role.description, systemPrompt: role.systemPrompt, file: role.file.label, bundled: role.file.label.startsWith('bundled:')
             })).sort((a, b) => a.name.localeCompare(b.name)),
             tools: this.toolsOf(workspacePath),
+            ...this.skillsOf(workspacePath),
+            modelOverrides: { ...configuration.modelOverrides },
             projectFolder: workspacePath ? join(workspacePath, '.qodeassist') : undefined
         };
     }
@@ -141,6 +143,46 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
             throw new QodeAssistError({ category: 'Validation', message: `"${role.name}" is bundled with QodeAssist and cannot be deleted; a project role with the id "${id}" replaces it.` });
         }
         await rm(role.file.path);
+    }
+
+    async setModelOverride(workspacePath: string | undefined, agent: string, model: string): Promise<void> {
+        const service = this.configurations.forWorkspace(workspacePath);
+        if (!service.current.agents.has(agent)) {
+            throw new QodeAssistError({ category: 'Validation', message: `There is no agent "${agent}".` });
+        }
+        const user = service.roots.user;
+        if (!user) {
+            throw new QodeAssistError({ category: 'Validation', message: 'There is no user configuration folder to keep the override in.' });
+        }
+        const file = join(user, 'agent_models.json');
+        let overrides: Record<string, string> = {};
+        if (existsSync(file)) {
+            try {
+                overrides = JSON.parse(readFileSync(file, 'utf8'));
+            } catch (error) {
+                throw new QodeAssistError({ category: 'Config', message: `${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it first, nothing was changed.` });
+            }
+        }
+        if (model.trim()) {
+            overrides[agent] = model.trim();
+        } else {
+            delete overrides[agent];
+        }
+        await writeFileAtomic(file, `${JSON.stringify(overrides, undefined, 2)}\n`, 0o644);
+        service.reload();
+    }
+
+    /** The skills the chat offers here, and the SKILL.md files it could not use. */
+    private skillsOf(workspacePath: string | undefined): Pick<ConfigOverview, 'skills' | 'skillIssues'> {
+        const engine = new SkillsEngine(defaultSkillRoots(workspacePath), { workspace: workspacePath });
+        try {
+            return {
+                skills: engine.all.map(skill => ({ name: skill.name, description: skill.description, path: skill.path, scope: skill.scope, alwaysOn: skill.alwaysOn })),
+                skillIssues: [...engine.issues]
+            };
+        } finally {
+            engine.dispose();
+        }
     }
 
     /** Every tool a chat can be offered here, with its permission class: the built-in ToolKit and the MCP hub's. */

@@ -70,7 +70,7 @@ describe('configuration view in Chromium', function () {
         await page.screenshot({ path: screenshotPath('config-broken-agent') });
         writeFileSync(file, 'schema_version = 1\nname = "second-chat"\nextends = "openai-base"\nprovider_instance = "fake"\nmodel = "fixed-model"\n');
         await issue.waitFor({ state: 'detached', timeout: 20_000 });
-        await view().locator('tr[data-agent=second-chat]', { hasText: 'fixed-model' }).waitFor({ timeout: 10_000 });
+        await page.waitForFunction(() => (document.querySelector('.qa-config-root tr[data-agent=second-chat] input[data-field=model]') as HTMLInputElement | null)?.value === 'fixed-model', undefined, { timeout: 10_000 });
     });
 
     it('reorders a roster into the rosters file and previews an agent\'s request body', async () => {
@@ -123,5 +123,26 @@ describe('configuration view in Chromium', function () {
         assert.equal(await toggle.isChecked(), false);
         assert.equal(await view().locator('tr[data-tool=edit_file] td').nth(2).textContent(), 'write');
         await page.screenshot({ path: screenshotPath('config-roles-tools') });
+    });
+
+    it('overrides an agent\'s model, and lists skills with the ones it cannot use', async () => {
+        const model = view().locator('tr[data-agent=second-chat] input[data-field=model]');
+        await model.fill('override-model');
+        await model.press('Enter');
+        await view().locator('tr[data-agent=second-chat] [data-override]').waitFor({ timeout: 20_000 });
+        assert.deepEqual(JSON.parse(readFileSync(join(app.root, 'home', '.qodeassist', 'agent_models.json'), 'utf8')), { 'second-chat': 'override-model' });
+        assert.equal(await view().locator('tr[data-agent=second-chat] input[data-field=model]').inputValue(), 'override-model');
+
+        mkdirSync(join(app.workspace, '.qodeassist', 'skills', 'tone'), { recursive: true });
+        writeFileSync(join(app.workspace, '.qodeassist', 'skills', 'tone', 'SKILL.md'), '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
+        mkdirSync(join(app.workspace, '.qodeassist', 'skills', 'Bad'), { recursive: true });
+        writeFileSync(join(app.workspace, '.qodeassist', 'skills', 'Bad', 'SKILL.md'), '---\nname: Bad\n---\n');
+        await view().locator('[data-action=refresh]').click();
+        const skill = view().locator('li[data-skill=tone]');
+        await skill.waitFor({ timeout: 20_000 });
+        assert.match(await skill.textContent() ?? '', /\/tone\s*project/);
+        assert.match(await view().locator('[data-section=skills] .qa-config-issue').textContent() ?? '', /Bad\/SKILL\.md/);
+        await view().locator('[data-section=skills]').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: screenshotPath('config-agents-skills') });
     });
 });

@@ -196,12 +196,17 @@ export class ConfigurationWidget extends ReactWidget {
             return <div className='qa-config-loading'>{this.error ?? nls.localize('qodeassist/config/loading', 'Loading the configuration…')}</div>;
         }
         return <div className='qa-config-root'>
+            <div className='qa-config-toolbar'>
+                <button className='theia-button secondary' data-action='refresh' title={nls.localize('qodeassist/config/refreshHint', 'Read everything again (skills and MCP states are not watched here)')}
+                    onClick={() => void this.refresh()}><i className={codicon('refresh')} /> {nls.localize('qodeassist/config/refresh', 'Refresh')}</button>
+            </div>
             {this.renderIssues(overview.issues)}
             {this.renderProviders(overview)}
             {this.renderAgents(overview)}
             {this.renderRosters(overview)}
             {this.renderRoles(overview)}
             {this.renderTools(overview)}
+            {this.renderSkills(overview)}
             {this.renderInstructions()}
             {this.renderMcp()}
         </div>;
@@ -264,7 +269,19 @@ export class ConfigurationWidget extends ReactWidget {
             <table className='qa-config-table'>
                 <thead><tr><th>Name</th><th>Provider</th><th>Model</th><th>Rosters</th><th /></tr></thead>
                 <tbody>{overview.agents.map(agent => <tr key={agent.name} data-agent={agent.name} title={agent.description}>
-                    <td>{agent.name}</td><td>{agent.provider}</td><td>{agent.model}</td><td>{agent.rosters.join(', ')}</td>
+                    <td>{agent.name}</td><td>{agent.provider}</td>
+                    <td><input className='theia-input qa-config-model' data-field='model' title={nls.localize('qodeassist/config/modelHint', 'The model this agent uses; a change is kept in ~/.qodeassist/agent_models.json (empty: back to the profile\'s)')}
+                        key={`${agent.name}:${agent.model}`} defaultValue={agent.model}
+                        onKeyDown={event => event.key === 'Enter' && event.currentTarget.blur()}
+                        onBlur={event => {
+                            const model = event.target.value.trim();
+                            if (model !== agent.model) {
+                                void this.run(() => this.service.setModelOverride(this.workspacePath, agent.name, model));
+                            }
+                        }} />
+                        {overview.modelOverrides[agent.name] && <span className='qa-config-scope' data-override> override</span>}
+                    </td>
+                    <td>{agent.rosters.join(', ')}</td>
                     <td className='qa-config-actions'>
                         <button className='theia-button secondary' data-action='preview' onClick={() => void this.service.agentPreview(this.workspacePath, agent.name).then(text => {
                             this.preview = this.preview?.agent === agent.name ? undefined : { agent: agent.name, text };
@@ -364,6 +381,24 @@ export class ConfigurationWidget extends ReactWidget {
                     <td className='qa-config-body'>{tool.description}</td>
                 </tr>)}</tbody>
             </table>
+        </section>;
+    }
+
+    protected renderSkills(overview: ConfigOverview): React.ReactNode {
+        return <section className='qa-config-section' data-section='skills'>
+            <h2>{nls.localize('qodeassist/config/skills', 'Skills')}</h2>
+            {overview.skills.length === 0 && overview.skillIssues.length === 0 && <div className='qa-config-scope'>
+                {nls.localize('qodeassist/config/noSkills', 'No skills: add SKILL.md folders to .qodeassist/skills or .claude/skills (workspace or home).')}
+            </div>}
+            <ul className='qa-config-list'>{overview.skills.map(skill => <li key={skill.path} data-skill={skill.name}>
+                <span className='qa-config-name'>/{skill.name}</span> <span className='qa-config-scope'>{skill.scope}{skill.alwaysOn ? ', always on' : ''}</span>
+                <span className='qa-config-body'>{skill.description}</span>
+                <button className='qa-icon-button' title={skill.path} onClick={() => this.openFile(skill.path)}><i className={codicon('go-to-file')} /></button>
+            </li>)}</ul>
+            {overview.skillIssues.length > 0 && <ul className='qa-config-issues'>{overview.skillIssues.map(issue => <li key={issue.path} className='qa-config-issue' data-severity='error'>
+                <i className={codicon('error')} /> <span className='qa-config-where'>{issue.path}</span> <span className='qa-config-message'>{issue.message}</span>
+                <button className='theia-button secondary' onClick={() => this.openFile(issue.path)}>{nls.localize('qodeassist/config/openFile', 'Open file')}</button>
+            </li>)}</ul>}
         </section>;
     }
 

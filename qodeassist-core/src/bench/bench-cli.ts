@@ -23,8 +23,7 @@ import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
 import { WorkspaceFiles } from '../tools/workspace-files';
 import { defaultSkillRoots, SkillsEngine } from '../skills/skills-engine';
 import { postprocessCompletion } from '../features/completion/completion-postprocess';
-import { cleanRefactorResponse } from '../features/refactor/refactor-response';
-import { DEFAULT_LINES_AROUND, refactorLayer, selectionIndent } from '../features/refactor/refactor-prompt';
+import { refactorPlan } from '../features/refactor/refactor-feature';
 import { parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
@@ -210,15 +209,13 @@ class BenchContext {
         const path = this.path(file);
         const text = readFileSync(path, 'utf8');
         const selection = parseRange(text, this.required('range'));
-        const target = { filePath: file, language: languageOfPath(path), text, selection, cursor: selection.end };
-        const indent = { insertSpaces: !/^\t/m.test(text), tabSize: 4 };
-        const { indent: baseIndent, startsMidLine } = selectionIndent(target);
-        const layer = refactorLayer(target, { linesAround: DEFAULT_LINES_AROUND, indent });
+        const { layer, clean } = refactorPlan({
+            target: { filePath: file, language: languageOfPath(path), text, selection, cursor: selection.end }, instruction,
+            indent: { insertSpaces: !/^\t/m.test(text), tabSize: 4 }
+        });
         return this.run([{ type: 'text', text: instruction }], undefined, session => {
             const answer = session.history[session.history.length - 1];
-            return answer?.role === 'assistant'
-                ? cleanRefactorResponse(messageText(answer), { baseIndent, startsMidLine, endsWithNewline: text.slice(selection.start, selection.end).endsWith('\n'), indent })
-                : '';
+            return answer?.role === 'assistant' ? clean(messageText(answer), false) : '';
         }, { refactor: layer });
     }
 

@@ -41,6 +41,21 @@ export interface RefactorResult {
 }
 
 /**
+ * What a refactor sends and how its answer is read: the `refactor` system layer, and the
+ * cleaner that turns an answer (whole, or still streaming) into the selection's replacement.
+ * The IDE's refactor and the bench CLI's use the same.
+ */
+export function refactorPlan(request: RefactorRequest): { layer: string; clean(answer: string, partial: boolean): string } {
+    const { target } = request;
+    const { indent, startsMidLine } = selectionIndent(target);
+    const endsWithNewline = target.text.slice(target.selection.start, target.selection.end).endsWith('\n');
+    return {
+        layer: refactorLayer(target, { linesAround: request.linesAround ?? DEFAULT_LINES_AROUND, indent: request.indent, openFiles: request.openFiles }),
+        clean: (answer, partial) => cleanRefactorResponse(answer, { baseIndent: indent, startsMidLine, endsWithNewline, indent: request.indent, partial })
+    };
+}
+
+/**
  * The refactor pipeline (seeds §5.3): a fresh session of the refactor agent, the `refactor`
  * layer with the marked selection, the instruction as the user message, tools through the
  * caller's gated executor; the proposal streams out cleaned, and the result is read from the
@@ -52,11 +67,7 @@ export async function runRefactor(request: RefactorRequest, run: RefactorRun): P
     if (!instruction) {
         throw new QodeAssistError({ category: 'Validation', message: 'The refactor instruction is empty. Type what to change, or pick a saved instruction.' });
     }
-    const { indent, startsMidLine } = selectionIndent(request.target);
-    const selected = request.target.text.slice(request.target.selection.start, request.target.selection.end);
-    const clean = (text: string, partial: boolean) => cleanRefactorResponse(text, {
-        baseIndent: indent, startsMidLine, endsWithNewline: selected.endsWith('\n'), indent: request.indent, partial
-    });
+    const { layer, clean } = refactorPlan(request);
     let round = '';
     let requestId: string | undefined;
     const { ended, observe } = requestEnd();
@@ -86,9 +97,7 @@ export async function runRefactor(request: RefactorRequest, run: RefactorRun): P
             throw new CancelledError();
         }
         run.signal?.addEventListener('abort', abort, { once: true });
-        session.setLayer('refactor', refactorLayer(request.target, {
-            linesAround: request.linesAround ?? DEFAULT_LINES_AROUND, indent: request.indent, openFiles: request.openFiles
-        }));
+        session.setLayer('refactor', layer);
         session.setThinking(run.thinking);
         await session.send([{ type: 'text', text: instruction }], run.tools ?? {});
         const end = await ended;

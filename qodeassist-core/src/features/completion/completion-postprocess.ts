@@ -1,3 +1,5 @@
+import { withoutThinkBlocks } from '../../wire/think-blocks';
+
 /**
  * What a model answered, turned into the text to insert at the cursor: one small stage
  * per habit of some model, in order. Each stage takes the text so far and the code around
@@ -32,11 +34,7 @@ export function lineCommentOf(language: string | undefined): string {
 }
 
 /** `<think>…</think>` reasoning some models emit first; an unfinished one means no code yet. */
-export const stripThinking: Stage = text => {
-    const withoutClosed = text.replace(/<think>[\s\S]*?<\/think>\s*/g, '');
-    const open = withoutClosed.indexOf('<think>');
-    return open >= 0 ? withoutClosed.slice(0, open) : withoutClosed;
-};
+export const stripThinking: Stage = text => withoutThinkBlocks(text);
 
 /** A fenced answer becomes its code; prose around the fence is dropped or kept as comments. */
 export const stripFences: Stage = (text, context, options) => {

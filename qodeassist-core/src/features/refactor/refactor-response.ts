@@ -1,3 +1,4 @@
+import { withoutThinkBlocks } from '../../wire/think-blocks';
 import { CURSOR, IndentStyle, SELECTION_END, SELECTION_START } from './refactor-prompt';
 
 /** What the cleaner needs to know about the selection the answer replaces. */
@@ -20,7 +21,7 @@ export interface RefactorCleanOptions {
  * selection's trailing line break kept.
  */
 export function cleanRefactorResponse(raw: string, options: RefactorCleanOptions): string {
-    const visible = dropThinking(raw);
+    const visible = withoutThinkBlocks(raw);
     const code = firstFencedBlock(visible, options.partial) ?? withoutExplanation(visible);
     const lines = stripMarkers(code).split('\n');
     const indented = reindent(lines, options);
@@ -30,13 +31,9 @@ export function cleanRefactorResponse(raw: string, options: RefactorCleanOptions
 
 /** The answer holds a fenced block, if an empty one: "delete the selection" is an answer, a reply without code is not. */
 export function hasFencedBlock(raw: string): boolean {
-    return firstFencedBlock(dropThinking(raw)) !== undefined;
+    return firstFencedBlock(withoutThinkBlocks(raw)) !== undefined;
 }
 
-/** Reasoning some models write inline before their answer. */
-function dropThinking(text: string): string {
-    return text.replace(/<think>[\s\S]*?(<\/think>\s*|$)/g, '');
-}
 
 /**
  * The content of the first fenced block; undefined when the answer has no fence. While

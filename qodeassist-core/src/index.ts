@@ -74,6 +74,7 @@ export * from './features/refactor/refactor-feature';
 export * from './features/refactor/refactor-instructions';
 export * from './context/languages';
 export * from './context/open-files';
+export * from './context/build-problems';
 export * from './mcp/mcp-config';
 export * from './mcp/mcp-hub';
 export * from './mcp/mcp-server';

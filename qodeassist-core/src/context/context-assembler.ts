@@ -4,7 +4,7 @@ import { QodeAssistError } from '../wire/error-info';
 import { ContentLoader } from './content-loader';
 import { ContextManifest } from './context-manifest';
 import { normalizeToolTrace } from './tool-trace';
-import { protectedCalls, supersededCalls, workingSetOf } from './working-set';
+import { protectedCalls, workingSetOf } from './working-set';
 import { EstimateInput, IMAGE_TOKENS, TokenEstimator } from './token-estimator';
 
 export interface SystemLayer {
@@ -102,7 +102,7 @@ export class ContextAssembler {
 
         manifest.limit = input.budget.contextWindow - input.budget.maxOutputTokens;
         const protectedIds = protectedCalls(working.set);
-        this.applyBudget(messages, fixedChars, input, manifest, estimate, { protectedIds, superseded: supersededCalls(input.history, working.set) });
+        this.applyBudget(messages, fixedChars, input, manifest, estimate, { protectedIds, superseded: working.superseded });
         const trace = normalizeToolTrace(messages.map(sized => sized.message));
         for (const filter of manifest.filters) {
             if (filter.kind === 'orphaned_tool_use' || filter.kind === 'orphaned_tool_result') {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { HistoryMessage } from '../session/conversation-history';
-import { protectedCalls, renderWorkingSet, supersededCalls, workingSetOf } from './working-set';
+import { protectedCalls, renderWorkingSet, workingSetOf } from './working-set';
 
 let nextId = 0;
 /** One tool round: the call and its result. */
@@ -32,7 +32,7 @@ describe('working set', () => {
             ...round('todo', { action: 'add' }, '[x] 1. parse\n[ ] 2. keep the old API'),
             ...round('build_project', {}, 'The build failed (exit code 2).\nProblems (1 errors, 0 warnings):\nsrc/api.ts:3:1: error: Missing export.\nOutput (tail):\n…', true)
         ];
-        const { set, text, changedAt } = workingSetOf(history);
+        const { set, text, changedAt, superseded } = workingSetOf(history);
         assert.equal(set.goal, 'Make the parser accept trailing commas');
         assert.deepEqual(set.redirections, ['also keep the old API']);
         assert.deepEqual(set.filesRead, ['src/parser.ts']);
@@ -43,7 +43,7 @@ describe('working set', () => {
         assert.deepEqual(set.openTodos, ['2. keep the old API']);
         assert.equal(set.nextRepair, 'src/api.ts:3:1: error: Missing export.');
         assert.equal(changedAt, history.length - 1);
-        assert.deepEqual([...supersededCalls(history, set)], ['c3']);
+        assert.deepEqual([...superseded], ['c3']);
         assert.deepEqual([...protectedCalls(set)].sort(), ['c2', 'c5']);
         assert.match(text, /^<working_set>\nGoal: Make the parser[\s\S]*Latest build: FAILED\n[\s\S]*Next to repair: src\/api\.ts:3:1/);
     });

@@ -1,4 +1,5 @@
 import { HistoryMessage } from '../session/conversation-history';
+import { formatBuildProblem, parseBuildProblems } from './build-problems';
 
 /** The latest result of a build or of the IDE's problems: a newer one supersedes an older one. */
 export interface Evidence {
@@ -43,18 +44,18 @@ function firstLine(text: string, max = 160): string {
 /** The lines that name problems (`file:line…: error…`), else the first lines. */
 function problemSummary(content: string): string {
     const lines = content.split('\n').map(line => line.trimEnd()).filter(Boolean);
-    const problems = lines.filter(line => /:\d+(:\d+)?:?\s*(fatal error|error|warning)\b|\(\d+,\d+\):\s*(error|warning)/i.test(line));
+    const problems = lines.filter(line => parseBuildProblems(line).length > 0);
     const chosen = (problems.length ? [lines[0], ...problems.filter(line => line !== lines[0])] : lines).slice(0, MAX_SUMMARY_LINES);
     return chosen.join('\n');
 }
 
 function firstErrorLocation(content: string): string | undefined {
-    const match = /([^\s:()]+\.[A-Za-z0-9]+)(?::(\d+)(?::(\d+))?|\((\d+),(\d+)\))[:\s]+(?:fatal error|error)[^\n]*/i.exec(content);
-    return match ? match[0].trim().slice(0, 200) : undefined;
+    const error = parseBuildProblems(content).find(problem => problem.severity === 'error');
+    return error ? formatBuildProblem(error).slice(0, 200) : undefined;
 }
 
 /** Folds one message into the working set; true when it changed something the block shows. */
-function fold(set: WorkingSet, message: HistoryMessage, uses: Map<string, { name: string; input: Record<string, unknown> }>): boolean {
+function fold(set: WorkingSet, message: HistoryMessage, uses: Map<string, { name: string; input: Record<string, unknown> }>, superseded: Set<string>): boolean {
     let changed = false;
     for (const block of message.blocks) {
         if (block.type === 'text' && message.role === 'user') {
@@ -88,12 +89,18 @@ function fold(set: WorkingSet, message: HistoryMessage, uses: Map<string, { name
                     }
                     break;
                 case 'build_project':
+                    if (set.build) {
+                        superseded.add(set.build.callId);
+                    }
                     set.build = { callId: block.toolUseId, ok: !block.isError, summary: problemSummary(block.content) };
                     set.nextRepair = block.isError ? firstErrorLocation(block.content) ?? set.nextRepair : set.diagnostics?.ok === false ? set.nextRepair : undefined;
                     changed = true;
                     break;
                 case 'get_diagnostics': {
                     const clean = /^No (errors|problems) reported/.test(block.content.trim());
+                    if (set.diagnostics) {
+                        superseded.add(set.diagnostics.callId);
+                    }
                     set.diagnostics = { callId: block.toolUseId, ok: clean && !block.isError, summary: problemSummary(block.content) };
                     if (!clean) {
                         set.nextRepair = firstErrorLocation(block.content) ?? set.nextRepair;
@@ -164,18 +171,20 @@ export function renderWorkingSet(set: WorkingSet): string {
  * The working set after the whole history, and the index of the message where it last
  * changed (rendered once, at the end): the block is placed there, so the request prefix
  * before it stays the same from request to request until something in the set changes.
+ * `superseded` holds the build and problem-list results that a newer one of the same tool replaced.
  */
-export function workingSetOf(history: readonly HistoryMessage[]): { set: WorkingSet; text: string; changedAt: number } {
+export function workingSetOf(history: readonly HistoryMessage[]): { set: WorkingSet; text: string; changedAt: number; superseded: Set<string> } {
     const set = emptyWorkingSet();
     const uses = new Map<string, { name: string; input: Record<string, unknown> }>();
+    const superseded = new Set<string>();
     let changedAt = -1;
     history.forEach((message, index) => {
-        if (fold(set, message, uses)) {
+        if (fold(set, message, uses, superseded)) {
             changedAt = index;
         }
     });
     const text = renderWorkingSet(set);
-    return { set, text, changedAt: text ? changedAt : -1 };
+    return { set, text, changedAt: text ? changedAt : -1, superseded };
 }
 
 /** Tool calls whose results must survive elision: the latest build and problems, the last `writes` writes. */
@@ -189,20 +198,6 @@ export function protectedCalls(set: WorkingSet, writes = 3): Set<string> {
     }
     for (const file of set.filesWritten.slice(-writes)) {
         ids.add(file.callId);
-    }
-    return ids;
-}
-
-/** Build and problem-list results that a newer one of the same tool replaced. */
-export function supersededCalls(history: readonly HistoryMessage[], set: WorkingSet): Set<string> {
-    const latest = new Set([set.build?.callId, set.diagnostics?.callId].filter((id): id is string => id !== undefined));
-    const ids = new Set<string>();
-    for (const message of history) {
-        for (const block of message.blocks) {
-            if (block.type === 'tool_result' && (block.name === 'build_project' || block.name === 'get_diagnostics') && !latest.has(block.toolUseId)) {
-                ids.add(block.toolUseId);
-            }
-        }
     }
     return ids;
 }

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandBuildRunner, NodeTerminal, capOutput } from './node-process';
-import { createBuildTool, createTerminalTool, parseBuildProblems, splitCommandLine } from './process-tools';
+import { parseBuildProblems } from '../context/build-problems';
+import { createBuildTool, createTerminalTool, splitCommandLine } from './process-tools';
 import { ToolContext } from './tool';
 import { WorkspaceFiles } from './workspace-files';
 

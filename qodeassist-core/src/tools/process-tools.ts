@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { IBuildRunner, ITerminal } from '../ports/process-ports';
 import { AnyTool, defineTool } from './tool';
 import { ToolInputError } from './workspace-files';
+import { formatBuildProblem, parseBuildProblems } from '../context/build-problems';
 
 export interface TerminalToolOptions {
     terminal: ITerminal;
@@ -89,31 +90,6 @@ export function createTerminalTool(options: TerminalToolOptions): AnyTool {
     });
 }
 
-export interface BuildProblem {
-    file: string;
-    line: number;
-    column?: number;
-    severity: 'error' | 'warning';
-    message: string;
-}
-
-/** Problems in the common compiler formats: `file:line:col: error: msg` (gcc, clang, eslint unix) and `file(line,col): error TS…: msg` (tsc). */
-export function parseBuildProblems(output: string): BuildProblem[] {
-    const problems: BuildProblem[] = [];
-    for (const line of output.split('\n')) {
-        const gcc = /^(.+?):(\d+):(?:(\d+):)?\s*(fatal error|error|warning):\s*(.+)$/.exec(line.trim());
-        const tsc = /^(.+?)\((\d+),(\d+)\):\s*(error|warning)\s*(?:TS\d+)?:?\s*(.+)$/.exec(line.trim());
-        const match = gcc ?? tsc;
-        if (match) {
-            problems.push({
-                file: match[1], line: Number(match[2]), column: match[3] ? Number(match[3]) : undefined,
-                severity: match[4] === 'warning' ? 'warning' : 'error', message: match[5].trim()
-            });
-        }
-    }
-    return problems;
-}
-
 export function createBuildTool(runner: IBuildRunner, options: { timeoutMs?: number; maxOutputChars?: number } = {}): AnyTool {
     return defineTool({
         name: 'build_project',
@@ -126,7 +102,7 @@ export function createBuildTool(runner: IBuildRunner, options: { timeoutMs?: num
             const summary = result.timedOut ? 'The build timed out.' : result.exitCode === 0 ? 'The build succeeded.' : `The build failed (exit code ${result.exitCode}).`;
             const list = problems.length
                 ? `\nProblems (${problems.filter(p => p.severity === 'error').length} errors, ${problems.filter(p => p.severity === 'warning').length} warnings):\n`
-                + problems.slice(0, 50).map(p => `${p.file}:${p.line}${p.column ? `:${p.column}` : ''}: ${p.severity}: ${p.message}`).join('\n') : '';
+                + problems.slice(0, 50).map(formatBuildProblem).join('\n') : '';
             return { content: `${summary}${list}\nOutput (tail):\n${result.output.slice(-4_000)}`, isError: result.exitCode !== 0 };
         }
     });

@@ -38,9 +38,10 @@ export interface McpHubOptions {
 }
 
 interface RemoteTool {
+    /** The server's own name for it. */
     name: string;
-    description: string;
-    inputSchema: Record<string, unknown>;
+    /** What the sessions' tool registries get, made once per listing. */
+    tool: AnyTool;
 }
 
 /** A connection to one configured server, with its reconnect loop. */
@@ -83,7 +84,7 @@ class ServerConnection {
                 return;
             }
             this.client = client;
-            this.tools = listed.tools.map(tool => ({ name: tool.name, description: tool.description ?? '', inputSchema: tool.inputSchema as Record<string, unknown> }));
+            this.tools = listed.tools.map(remote => ({ name: remote.name, tool: this.asTool(remote.name, remote.description ?? '', remote.inputSchema as Record<string, unknown>) }));
             this.status = 'ready';
             this.failures = 0;
             // A server that goes away later is reconnected, with backoff.
@@ -120,6 +121,18 @@ class ServerConnection {
             }
             return { isError: true, content: `The MCP server "${this.config.name}" failed during ${tool}: ${reason}` };
         }
+    }
+
+    private asTool(name: string, description: string, inputSchema: Record<string, unknown>): AnyTool {
+        return {
+            name: mcpToolName(this.config.name, name),
+            description: `${description} (MCP server "${this.config.name}", tool "${name}")`.trim(),
+            permission: 'execute',
+            // The server checks the arguments against its own schema; here they only need to be an object.
+            parameters: z.record(z.string(), z.unknown()),
+            inputSchema,
+            run: (args: Record<string, unknown>, context) => this.call(name, args, context.signal)
+        };
     }
 
     async close(): Promise<void> {
@@ -164,11 +177,9 @@ class ServerConnection {
                 env: { ...(this.hub.options.environment ?? getDefaultEnvironment()), ...config.env }
             });
             // A server's own log lines are not ours to print; keep the last ones for the failure message.
-            const tail: string[] = [];
+            this.lastStderr = '';
             transport.stderr?.on('data', chunk => {
-                tail.push(String(chunk));
-                tail.splice(0, Math.max(0, tail.length - 5));
-                this.lastStderr = tail.join('').slice(-500);
+                this.lastStderr = (this.lastStderr + String(chunk)).slice(-500);
             });
             return transport;
         }
@@ -247,21 +258,7 @@ export class McpHub {
 
     /** The ready servers' tools, for the ToolContributorRegistry of every chat and refactor session. */
     tools(): AnyTool[] {
-        const tools: AnyTool[] = [];
-        for (const connection of this.connections.values()) {
-            for (const remote of connection.status === 'ready' ? connection.tools : []) {
-                tools.push({
-                    name: mcpToolName(connection.config.name, remote.name),
-                    description: `${remote.description} (MCP server "${connection.config.name}", tool "${remote.name}")`.trim(),
-                    permission: 'execute',
-                    // The server checks the arguments against its own schema; here they only need to be an object.
-                    parameters: z.record(z.string(), z.unknown()),
-                    inputSchema: remote.inputSchema,
-                    run: (args: Record<string, unknown>, context) => connection.call(remote.name, args, context.signal)
-                });
-            }
-        }
-        return tools;
+        return [...this.connections.values()].flatMap(connection => connection.status === 'ready' ? connection.tools.map(remote => remote.tool) : []);
     }
 
     async dispose(): Promise<void> {

@@ -211,7 +211,9 @@ export class Session {
             const onRound = (turn: AssistantTurn, results: readonly ToolResultInput[]) => {
                 this.recordRound(turn, results);
                 // A replayed continuation was never measured: its Usage must not calibrate against the first request.
-                sent.measured = this.services.reassembleRounds ? sent.measured : undefined;
+                if (!this.services.reassembleRounds) {
+                    sent.measured = undefined;
+                }
             };
             const stream = tools.length > 0 && executor
                 ? new ToolLoopRunner(executor, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, onRound, nextPayload)

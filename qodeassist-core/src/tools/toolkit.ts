@@ -1,5 +1,5 @@
 import { IDocumentReader, IDocumentWriter } from '../ports/document-reader';
-import { IPermissionPrompt } from '../ports/permission-prompt';
+import { IPermissionPrompt, PermissionClass } from '../ports/permission-prompt';
 import { CtxTool } from '../prompt/template-context';
 import { ToolCall } from '../wire/assistant-turn';
 import { CancelledError, untilAborted } from '../wire/error-info';
@@ -56,6 +56,11 @@ export class ToolKitExecutor implements ToolExecutor {
     /** The definitions offered to the model: the enabled tools. */
     definitions(): CtxTool[] {
         return this.enabledTools().map(tool => toolDefinition(tool));
+    }
+
+    /** The permission class of an enabled tool (read, write, execute); undefined for an unknown or disabled one. */
+    permissionOf(name: string): PermissionClass | undefined {
+        return this.enabledTools().find(tool => tool.name === name)?.permission;
     }
 
     async execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<ToolExecution> {

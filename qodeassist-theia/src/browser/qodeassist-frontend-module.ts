@@ -19,6 +19,8 @@ import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-wi
 import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
 import { RefactorContribution } from './refactor/refactor-contribution';
+import { TheiaToolBridge } from './theia-ai/theia-tool-bridge';
+import { QODEASSIST_THEIA_TOOLS_PATH, QodeAssistTheiaToolsService } from '../common/theia-tools-protocol';
 import '../../src/browser/style/qodeassist.css';
 
 export default new ContainerModule(bind => {
@@ -65,6 +67,13 @@ export default new ContainerModule(bind => {
     bind(ConfigurationWidget).toSelf();
     bind(WidgetFactory).toDynamicValue(ctx => ({ id: ConfigurationWidget.ID, createWidget: () => ctx.container.get(ConfigurationWidget) })).inSingletonScope();
     bindViewContribution(bind, ConfigurationContribution);
+
+    // Theia AI interop: QodeAssist's tools for Theia's own agents.
+    bind(QodeAssistTheiaToolsService).toDynamicValue(ctx =>
+        ServiceConnectionProvider.createProxy<QodeAssistTheiaToolsService>(ctx.container, QODEASSIST_THEIA_TOOLS_PATH, ctx.container.get(QodeAssistChatClientImpl))
+    ).inSingletonScope();
+    bind(TheiaToolBridge).toSelf().inSingletonScope();
+    bind(FrontendApplicationContribution).toService(TheiaToolBridge);
 
     bind(QodeAssistCompletionService).toDynamicValue(ctx =>
         ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH)

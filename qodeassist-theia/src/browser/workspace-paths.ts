@@ -6,3 +6,8 @@ export function placeOf(workspace: WorkspaceService, path: string): { workspaceP
     const workspacePath = root?.resource.path.fsPath();
     return { workspacePath, project: root?.name, relativePath: workspacePath ? path.slice(workspacePath.length + 1) : path };
 }
+
+/** The first workspace folder's path, whose `.qodeassist` configuration the views use; undefined with no folder open. */
+export function firstRootPath(workspace: WorkspaceService): string | undefined {
+    return workspace.tryGetRoots()[0]?.resource.path.fsPath();
+}

@@ -6,6 +6,9 @@ import { QODEASSIST_COMPLETION_PATH } from '../common/completion-protocol';
 import { QODEASSIST_CONFIG_PATH, QodeAssistConfigClient } from '../common/config-protocol';
 import { QODEASSIST_MCP_PATH, QodeAssistMcpClient } from '../common/mcp-protocol';
 import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorClient } from '../common/refactor-protocol';
+import { QODEASSIST_THEIA_TOOLS_PATH } from '../common/theia-tools-protocol';
+import { ToolHostClient } from '../common/tool-host-protocol';
+import { QodeAssistTheiaToolsServiceImpl } from './theia-tools-service-impl';
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
 import { McpHubs, McpServerHost, QodeAssistMcpServiceImpl } from './mcp-service-impl';
 import { QodeAssistConfigServiceImpl } from './config-service-impl';
@@ -37,6 +40,12 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
     });
     bind(QodeAssistConfigServiceImpl).toSelf().inSingletonScope();
     bindBackendService<QodeAssistConfigServiceImpl, QodeAssistConfigClient>(QODEASSIST_CONFIG_PATH, QodeAssistConfigServiceImpl, (service, client) => {
+        service.setClient(client);
+        client.onDidCloseConnection(() => service.dispose());
+        return service;
+    });
+    bind(QodeAssistTheiaToolsServiceImpl).toSelf().inSingletonScope();
+    bindBackendService<QodeAssistTheiaToolsServiceImpl, ToolHostClient>(QODEASSIST_THEIA_TOOLS_PATH, QodeAssistTheiaToolsServiceImpl, (service, client) => {
         service.setClient(client);
         client.onDidCloseConnection(() => service.dispose());
         return service;

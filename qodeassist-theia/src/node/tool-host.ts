@@ -15,6 +15,11 @@ export interface ToolExecutorOptions {
     originalHistory?: () => readonly HistoryMessage[];
     /** More tools, asked for at every request (the MCP hub's, which come and go with their servers). */
     extraTools?: () => readonly AnyTool[];
+    /**
+     * Someone else already asked the user for each call (Theia AI's chat confirms its tool calls),
+     * so write and execute tools run without asking a second time.
+     */
+    confirmedByCaller?: boolean;
 }
 
 /** The built-in tools confined to a workspace folder; write and execute ask the user through the host first. */
@@ -36,7 +41,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolKitExecuto
         documents: { readOpen: async path => host?.readOpenDocument(path) },
         writer: host ? { write: async (path, content, writeOptions) => host.writeDocument(path, content, writeOptions) } : undefined,
         disabled: new Set(settings?.disabled ?? []),
-        permissions: { ask: async request => host ? host.requestToolPermission(ownerId, request) : 'deny' }
+        permissions: { ask: async request => options.confirmedByCaller ? 'allow-once' : host ? host.requestToolPermission(ownerId, request) : 'deny' }
     });
 }
 

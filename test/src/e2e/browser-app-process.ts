@@ -11,6 +11,8 @@ export interface BrowserAppOptions {
     settings?: Record<string, unknown>;
     /** Files written below the workspace before start, e.g. `.qodeassist/agents/x.toml`. */
     files?: Record<string, string>;
+    /** Files written below the user's home before start, e.g. `.theia/prompt-templates/agents/x/agent.md`. */
+    userFiles?: Record<string, string>;
     /** Extra environment for the backend (e.g. OPENAI_API_KEY). */
     env?: Record<string, string>;
     startTimeoutMs?: number;
@@ -35,6 +37,10 @@ export class BrowserAppProcess {
         }
         const home = join(this.root, 'home');
         mkdirSync(home, { recursive: true });
+        for (const [path, text] of Object.entries(options.userFiles ?? {})) {
+            mkdirSync(dirname(join(home, path)), { recursive: true });
+            writeFileSync(join(home, path), text);
+        }
         const child = spawn(process.execPath, [options.main ?? BROWSER_APP_MAIN, this.workspace, '--hostname=127.0.0.1', '--port=0'], {
             env: { ...process.env, HOME: home, THEIA_CONFIG_DIR: join(home, '.theia'), ...options.env },
             stdio: ['ignore', 'pipe', 'pipe']

@@ -1,5 +1,5 @@
 import type { PermissionAnswer, PermissionRequest } from '@qodeassist/core';
-import { Command, CommandContribution, CommandRegistry, MessageService, nls, PreferenceService, QuickInputService, QuickPickItem } from '@theia/core';
+import { Command, CommandContribution, CommandRegistry, Emitter, Event, MessageService, nls, PreferenceService, QuickInputService, QuickPickItem } from '@theia/core';
 import { ConfirmDialog, FrontendApplicationContribution } from '@theia/core/lib/browser';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
@@ -189,8 +189,12 @@ export class McpClientImpl implements QodeAssistMcpClient {
     @inject(MessageService) protected readonly messages: MessageService;
     @inject(QodeAssistChatClientImpl) protected readonly host: QodeAssistChatClientImpl;
 
+    private readonly onDidChangeEmitter = new Emitter<void>();
+    /** A hub's servers or the server mode changed (the servers list is read when shown; the tools Theia AI sees follow this). */
+    readonly onDidChange: Event<void> = this.onDidChangeEmitter.event;
+
     onMcpChanged(): void {
-        // The servers list is read when shown; nothing is cached here.
+        this.onDidChangeEmitter.fire();
     }
 
     async requestToolPermission(_sessionId: string, request: PermissionRequest): Promise<PermissionAnswer> {

@@ -1,0 +1,67 @@
+import * as assert from 'node:assert/strict';
+import { Page } from 'playwright-core';
+import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
+import { workspaceConfiguration } from './chat-page';
+import { screenshotPath } from './chromium';
+import { useBrowserApp } from './e2e-session';
+
+/** A Theia AI custom agent whose prompt offers QodeAssist's read_file tool. */
+const READER_AGENT = [
+    '---',
+    'name: Reader',
+    'description: Reads workspace files with QodeAssist tools.',
+    'defaultLLM: fake-theia',
+    '---',
+    'You read files. Use ~{qodeassist_read_file} to read a file before answering about it.',
+    ''
+].join('\n');
+
+describe('Theia AI interop in Chromium: Theia\'s agents call QodeAssist tools', function () {
+    this.timeout(180_000);
+
+    const session = useBrowserApp(fake => ({
+        files: {
+            ...workspaceConfiguration(fake.url),
+            'notes.txt': 'The secret word is marmalade.\n'
+        },
+        userFiles: { '.theia/prompt-templates/agents/reader/agent.md': READER_AGENT },
+        settings: {
+            'ai-features.openAiCustom.customOpenAiModels': [{ model: 'fake-model', url: `${fake.url}/v1`, id: 'fake-theia', apiKey: 'sk-e2e-theia-0123456789', enableStreaming: true }]
+        },
+        env: { E2E_API_KEY: 'sk-e2e-theia-0123456789' }
+    }));
+    const { fake } = session;
+    let page: Page;
+    before(() => { page = session.page; });
+
+    it('a Theia AI chat agent calls qodeassist_read_file after Theia asks, and the model gets the file', async () => {
+        fake.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'call_read', name: 'qodeassist_read_file', arguments: { path: 'notes.txt' } }]) },
+            { kind: 'replay', recording: openAITextRecording('The word is marmalade.') }
+        );
+        await page.keyboard.press('Control+Alt+i');
+        const input = page.locator('#chat-input-widget .monaco-editor textarea').first();
+        await input.waitFor({ timeout: 20_000 });
+        await page.screenshot({ path: screenshotPath('theia-ai-chat-open') });
+        await page.locator('#chat-input-widget .monaco-editor').first().click({ force: true });
+        await page.keyboard.type('@Reader what is the secret word in notes.txt?');
+        await page.keyboard.press('Enter');
+
+        const confirmation = page.locator('.theia-tool-confirmation, .theia-ChatContent', { hasText: 'Confirm Tool Execution' }).last();
+        await confirmation.waitFor({ timeout: 30_000 });
+        assert.match(await confirmation.textContent() ?? '', /qodeassist_read_file/);
+        const first = fake.lastModelRequest()!;
+        const offered = JSON.parse(first.body).tools.map((tool: { function: { name: string } }) => tool.function.name);
+        assert.ok(offered.includes('qodeassist_read_file'), `the agent offered ${offered.join(', ')}`);
+        assert.equal(fake.requests.filter(request => request.method === 'POST').length, 1, 'nothing runs before the user allows it');
+        await page.screenshot({ path: screenshotPath('theia-ai-tool-confirm') });
+
+        await page.getByRole('button', { name: 'Allow', exact: true }).click();
+        await page.locator('#chat-view-widget', { hasText: 'The word is marmalade.' }).waitFor({ timeout: 30_000 });
+        const second = fake.lastModelRequest()!;
+        const toolMessage = JSON.parse(second.body).messages.find((message: { role: string }) => message.role === 'tool');
+        assert.equal(toolMessage?.tool_call_id, 'call_read');
+        assert.match(JSON.stringify(toolMessage.content), /The secret word is marmalade\./, 'the model read the file through QodeAssist\'s read_file');
+        await page.screenshot({ path: screenshotPath('theia-ai-tool-answer') });
+    });
+});

@@ -12,6 +12,7 @@ export * from './wire/anthropic-decoder';
 export * from './wire/gemini-decoder';
 export * from './wire/ollama-decoder';
 export * from './wire/llamacpp-infill-decoder';
+export * from './wire/host-models';
 export * from './wire/wire-protocols';
 export * from './wire/wire-client';
 export * from './wire/tool-loop-runner';

@@ -10,6 +10,7 @@ import { RequestId, Usage } from '../wire/events';
 import { ToolExecutor, ToolLoopRunner } from '../wire/tool-loop-runner';
 import { EventBatch, streamWire, WireRequest } from '../wire/wire-client';
 import { WireProtocol } from '../wire/wire-protocols';
+import { HostModels } from '../wire/host-models';
 import { HistoryBlock, historyBlocksOf, HistoryMessage, MessageUsage } from './conversation-history';
 import { SessionEvent } from './session-events';
 
@@ -43,6 +44,8 @@ export interface SessionServices {
      * first payload plus the rounds: what keeps long agentic runs inside the context window.
      */
     reassembleRounds?: boolean;
+    /** The IDE's own language models, for agents with client_api "theia"; absent outside an IDE. */
+    hostModels?: HostModels;
 }
 
 export interface ToolPolicy {
@@ -194,7 +197,8 @@ export class Session {
                 throw new CancelledError();
             }
             const request: WireRequest = {
-                requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(this.withThinking(assembly.ctx)), signal, secrets: this.agent.secrets
+                requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(this.withThinking(assembly.ctx)), signal, secrets: this.agent.secrets,
+                hostModels: this.services.hostModels
             };
             logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
             // What the request now in flight was measured at, for calibrating the estimator against its Usage.

@@ -3,7 +3,7 @@ import { WireProtocolName } from './wire-protocols';
 /** The provider APIs of ARCHITECTURE §5. */
 export const CLIENT_APIS = [
     'ollama', 'ollama_openai', 'llamacpp', 'lmstudio', 'lmstudio_responses', 'claude', 'openai', 'openai_responses',
-    'openai_compatible', 'openrouter', 'google', 'mistral', 'codestral', 'qwen', 'qwen_responses', 'deepseek'
+    'openai_compatible', 'openrouter', 'google', 'mistral', 'codestral', 'qwen', 'qwen_responses', 'deepseek', 'theia'
 ] as const;
 
 export type ClientApi = typeof CLIENT_APIS[number];
@@ -25,7 +25,8 @@ export interface ClientApiInfo {
         /** A server that lacks the endpoint is not an error (OpenAI-compatible proxies). */
         optional?: boolean;
     };
-    auth: 'bearer' | 'anthropic' | 'google';
+    /** `none`: the IDE's own models (client_api "theia") hold their keys themselves. */
+    auth: 'bearer' | 'anthropic' | 'google' | 'none';
 }
 
 const openAIModels = { endpoint: '/models', format: 'openai' } as const;
@@ -71,7 +72,9 @@ export const CLIENT_API_INFO: Readonly<Record<ClientApi, ClientApiInfo>> = {
     },
     qwen: { chatProtocol: 'openai-chat', defaultUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1', chatEndpoint: '/chat/completions', models: openAIModels, auth: 'bearer' },
     qwen_responses: { chatProtocol: 'openai-responses', defaultUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1', chatEndpoint: '/responses', models: openAIModels, auth: 'bearer' },
-    deepseek: { chatProtocol: 'openai-chat', defaultUrl: 'https://api.deepseek.com', chatEndpoint: '/chat/completions', models: openAIModels, auth: 'bearer' }
+    deepseek: { chatProtocol: 'openai-chat', defaultUrl: 'https://api.deepseek.com', chatEndpoint: '/chat/completions', models: openAIModels, auth: 'bearer' },
+    // Theia AI's language models, reached through the IDE: no URL to call, the model is Theia's id for it.
+    theia: { chatProtocol: 'theia-language-model', defaultUrl: 'theia:', chatEndpoint: '', auth: 'none' }
 };
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -79,6 +82,9 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 /** Claude: `x-api-key` + version; Google: `x-goog-api-key`; the rest: Bearer, omitted without a key. */
 export function authHeaders(api: ClientApi, apiKey: string | undefined): Record<string, string> {
     const auth = CLIENT_API_INFO[api].auth;
+    if (auth === 'none') {
+        return {};
+    }
     if (auth === 'anthropic') {
         return { 'anthropic-version': ANTHROPIC_VERSION, ...(apiKey ? { 'x-api-key': apiKey } : {}) };
     }

@@ -1,7 +1,9 @@
 import { ClientApi, CLIENT_API_INFO, endpointUrl, authHeaders, ModelListFormat } from './client-apis';
 import { CancelledError, ErrorInfo, QodeAssistError } from './error-info';
 import { classifyHttpStatus, classifyNetworkFailure } from './http-transport';
+import { HostModels } from './host-models';
 import { redactSecrets } from './redaction';
+import { WIRE_PROTOCOLS } from './wire-protocols';
 
 export interface ModelInfo {
     id: string;
@@ -9,6 +11,8 @@ export interface ModelInfo {
 }
 
 export interface ListModelsOptions {
+    /** The IDE's own models, listed for a `theia` provider. */
+    hostModels?: HostModels;
     baseUrl?: string;
     apiKey?: string;
     signal?: AbortSignal;
@@ -59,6 +63,9 @@ const PARSERS: Record<ModelListFormat, PageParser> = {
  */
 export async function listModels(api: ClientApi, options: ListModelsOptions = {}): Promise<ModelInfo[]> {
     const info = CLIENT_API_INFO[api];
+    if (WIRE_PROTOCOLS[info.chatProtocol].framing === 'host') {
+        return listHostModels(options.hostModels);
+    }
     const baseUrl = options.baseUrl ?? info.defaultUrl;
     if (!info.models) {
         throw new QodeAssistError({ category: 'Config', message: `The ${api} API does not list its models. Type the model name in the agent or provider settings.` });
@@ -83,6 +90,13 @@ export async function listModels(api: ClientApi, options: ListModelsOptions = {}
         query = result.next;
     }
     return info.models.chatOnly ? models.filter(model => !NON_CHAT_MODEL.test(model.id)) : models;
+}
+
+async function listHostModels(hostModels: HostModels | undefined): Promise<ModelInfo[]> {
+    if (!hostModels) {
+        throw new QodeAssistError({ category: 'Config', message: 'The IDE\'s language models (client_api "theia") can only be listed inside a Theia IDE with Theia AI.' });
+    }
+    return (await hostModels.list()).map(model => ({ id: model.id, ...(model.name && model.name !== model.id ? { displayName: model.name } : {}) }));
 }
 
 async function getJson(url: string, headers: Record<string, string>, options: ListModelsOptions, optional: boolean): Promise<unknown> {

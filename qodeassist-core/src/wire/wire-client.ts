@@ -1,6 +1,7 @@
 import { AssistantTurn } from './assistant-turn';
 import { CancelledError, toErrorInfo } from './error-info';
 import { RequestId, ResponseEvent } from './events';
+import { HostModels, readHostRecords } from './host-models';
 import { HttpStreamRequest, streamHttpBody } from './http-transport';
 import { readNdjsonLines } from './ndjson-reader';
 import { readServerSentEvents } from './sse-reader';
@@ -8,19 +9,23 @@ import { WireProtocol } from './wire-protocols';
 
 export interface WireRequest extends HttpStreamRequest {
     requestId: RequestId;
+    /** The IDE's own language models, for protocols framed `host` (client_api "theia"). */
+    hostModels?: HostModels;
 }
 
 /** The events of one network chunk (never empty when yielded), in order. */
 export type EventBatch = ResponseEvent[];
 
 /** Yields each network chunk's records as (data, event name) pairs, whatever the framing. */
-async function* readRecords(protocol: WireProtocol, chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Array<{ data: string; event?: string }>> {
-    if (protocol.framing === 'ndjson') {
-        for await (const lines of readNdjsonLines(chunks)) {
+async function* readRecords(protocol: WireProtocol, request: WireRequest): AsyncGenerator<Array<{ data: string; event?: string }>> {
+    if (protocol.framing === 'host') {
+        yield* readHostRecords(request.hostModels, request.body, request.signal);
+    } else if (protocol.framing === 'ndjson') {
+        for await (const lines of readNdjsonLines(streamHttpBody(request))) {
             yield lines.map(data => ({ data }));
         }
     } else {
-        yield* readServerSentEvents(chunks);
+        yield* readServerSentEvents(streamHttpBody(request));
     }
 }
 
@@ -35,7 +40,7 @@ export async function* streamWire(protocol: WireProtocol, request: WireRequest):
     const decoder = protocol.createDecoder(request.requestId);
     let batch: ResponseEvent[] = [];
     try {
-        for await (const records of readRecords(protocol, streamHttpBody(request))) {
+        for await (const records of readRecords(protocol, request)) {
             for (const record of records) {
                 batch.push(...decoder.decode(record.data, record.event));
             }

@@ -1,6 +1,7 @@
 import { AnthropicDecoder } from './anthropic-decoder';
 import { AssistantTurn, ToolResultInput } from './assistant-turn';
 import { GeminiDecoder } from './gemini-decoder';
+import { HostModelDecoder, hostContinuation } from './host-models';
 import { LlamaCppInfillDecoder } from './llamacpp-infill-decoder';
 import { OllamaDecoder } from './ollama-decoder';
 import { OpenAIChatDecoder } from './openai-chat-decoder';
@@ -9,12 +10,13 @@ import { StreamDecoderFactory } from './stream-decoder';
 
 export type WireProtocolName =
     | 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini'
-    | 'ollama-chat' | 'ollama-generate' | 'mistral-fim' | 'llamacpp-infill';
+    | 'ollama-chat' | 'ollama-generate' | 'mistral-fim' | 'llamacpp-infill'
+    | 'theia-language-model';
 
 export type RequestBody = Record<string, unknown>;
 
 /** Protocols that hold a conversation (messages in, an assistant message out); the others only fill in code. */
-export const CHAT_PROTOCOLS: ReadonlySet<WireProtocolName> = new Set<WireProtocolName>(['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'ollama-chat']);
+export const CHAT_PROTOCOLS: ReadonlySet<WireProtocolName> = new Set<WireProtocolName>(['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'ollama-chat', 'theia-language-model']);
 
 /**
  * One wire protocol: how its stream is framed and decoded, and how a tool round is
@@ -23,7 +25,8 @@ export const CHAT_PROTOCOLS: ReadonlySet<WireProtocolName> = new Set<WireProtoco
  */
 export interface WireProtocol {
     readonly name: WireProtocolName;
-    readonly framing: 'sse' | 'ndjson';
+    /** How records arrive: over HTTP as SSE or NDJSON, or from the IDE's own models (`host`). */
+    readonly framing: 'sse' | 'ndjson' | 'host';
     readonly createDecoder: StreamDecoderFactory;
     buildContinuation?(payload: RequestBody, turn: AssistantTurn, results: readonly ToolResultInput[]): RequestBody | undefined;
 }
@@ -129,8 +132,17 @@ const llamaCppInfill: WireProtocol = {
     createDecoder: requestId => new LlamaCppInfillDecoder(requestId)
 };
 
+/** Theia AI's language models, reached through the IDE (client_api "theia"): Theia's message shape, no HTTP. */
+const theiaLanguageModel: WireProtocol = {
+    name: 'theia-language-model',
+    framing: 'host',
+    createDecoder: requestId => new HostModelDecoder(requestId),
+    buildContinuation: hostContinuation
+};
+
 export const WIRE_PROTOCOLS: Readonly<Record<WireProtocolName, WireProtocol>> = {
     'openai-chat': openAIChat,
+    'theia-language-model': theiaLanguageModel,
     'openai-responses': openAIResponses,
     'anthropic-messages': anthropicMessages,
     'gemini': gemini,

@@ -7,6 +7,7 @@ import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
 import { McpHubs } from './mcp-service-impl';
 import { SessionPools } from './session-pools';
+import { TheiaHostModels } from './theia-host-models';
 import { agentChoices, createToolExecutor } from './tool-host';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -57,9 +58,10 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         @inject(QodeAssistSecretsStore) secrets: SecretsStore,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
         @inject(QodeAssistUserHome) private readonly userHome: string,
-        @inject(McpHubs) @optional() private readonly mcp?: McpHubs
+        @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
+        @inject(TheiaHostModels) @optional() hostModels?: TheiaHostModels
     ) {
-        this.pools = new SessionPools(secrets);
+        this.pools = new SessionPools(secrets, hostModels);
     }
 
     setClient(client: QodeAssistChatClient | undefined): void {

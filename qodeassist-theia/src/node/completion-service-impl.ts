@@ -2,7 +2,8 @@ import {
     CancelledError, CompletionEngine, ConfigurationService, configuredAgentResolver, ContentLoader, ContextAssembler, languageOfPath, pickAgent, QodeAssistError,
     SecretsStore, SessionManager, TokenEstimator, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
-import { inject, injectable } from '@theia/core/shared/inversify';
+import { inject, injectable, optional } from '@theia/core/shared/inversify';
+import { TheiaHostModels } from './theia-host-models';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../common/completion-protocol';
 import { shareableOpenFiles } from './open-files';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore } from './backend-symbols';
@@ -20,7 +21,8 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
 
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
-        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider
+        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
+        @inject(TheiaHostModels) @optional() private readonly hostModels?: TheiaHostModels
     ) { }
 
     async complete(query: CompletionQuery): Promise<CompletionAnswer> {
@@ -93,7 +95,7 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         let engine = this.engines.get(service);
         if (!engine) {
             const sessions = new SessionManager(configuredAgentResolver(() => service.current, this.secrets),
-                { assembler: new ContextAssembler(this.estimator, new ContentLoader()), estimator: this.estimator }, 1);
+                { assembler: new ContextAssembler(this.estimator, new ContentLoader()), estimator: this.estimator, hostModels: this.hostModels }, 1);
             const created = new CompletionEngine({
                 sessions, estimator: this.estimator,
                 agentFor: request => {

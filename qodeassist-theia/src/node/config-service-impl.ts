@@ -10,6 +10,7 @@ import { ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigS
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
 import { SETUP_PRESETS } from './quick-setup';
 import { McpHubs } from './mcp-service-impl';
+import { TheiaHostModels } from './theia-host-models';
 
 /** The configuration view's backend: what is loaded, live provider checks, keys, and the file edits it offers. */
 @injectable()
@@ -21,7 +22,8 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
         @inject(QodeAssistWritableSecrets) private readonly writableSecrets: WritableSecretsStore,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
-        @inject(McpHubs) @optional() private readonly mcp?: McpHubs
+        @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
+        @inject(TheiaHostModels) @optional() private readonly hostModels?: TheiaHostModels
     ) { }
 
     setClient(client: QodeAssistConfigClient | undefined): void {
@@ -80,7 +82,7 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
     /** Lists a provider's models: reachable with the list, or why not. */
     private async listFor(api: ClientApi, url: string, apiKey: string | undefined, timeoutMs: number): Promise<ProviderTest> {
         try {
-            const models = await listModels(api, { baseUrl: url, apiKey, timeoutMs });
+            const models = await listModels(api, { baseUrl: url, apiKey, timeoutMs, hostModels: this.hostModels });
             return { status: 'reachable', message: `${models.length} model(s)`, models: models.map(model => model.id) };
         } catch (error) {
             const info = toErrorInfo(error);

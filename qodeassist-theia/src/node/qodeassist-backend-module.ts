@@ -9,6 +9,7 @@ import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorClient } from '../common/re
 import { QODEASSIST_THEIA_TOOLS_PATH } from '../common/theia-tools-protocol';
 import { ToolHostClient } from '../common/tool-host-protocol';
 import { QodeAssistTheiaToolsServiceImpl } from './theia-tools-service-impl';
+import { TheiaHostModels } from './theia-host-models';
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
 import { McpHubs, McpServerHost, QodeAssistMcpServiceImpl } from './mcp-service-impl';
 import { QodeAssistConfigServiceImpl } from './config-service-impl';
@@ -20,6 +21,8 @@ import { defaultUserHome, QodeAssistChatServiceImpl } from './chat-service-impl'
 
 /** Chat sessions, refactors and completion engines live per frontend connection, so one browser tab never sees another's events. */
 const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBackendService }) => {
+    // Theia AI's language models of this window, for client_api "theia" agents.
+    bind(TheiaHostModels).toSelf().inSingletonScope();
     bind(QodeAssistChatServiceImpl).toSelf().inSingletonScope();
     bindBackendService<QodeAssistChatServiceImpl, QodeAssistChatClient>(QODEASSIST_CHAT_PATH, QodeAssistChatServiceImpl, (service, client) => {
         service.setClient(client);

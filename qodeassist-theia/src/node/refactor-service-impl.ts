@@ -5,6 +5,7 @@ import {
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { McpHubs } from './mcp-service-impl';
 import { SessionPools } from './session-pools';
+import { TheiaHostModels } from './theia-host-models';
 import { AgentChoice } from '../common/chat-protocol';
 import { QodeAssistRefactorClient, QodeAssistRefactorService, RefactorAnswer, RefactorProgress, RefactorQuery } from '../common/refactor-protocol';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
@@ -25,9 +26,10 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
         @inject(QodeAssistSecretsStore) secrets: SecretsStore,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
         @inject(QodeAssistUserHome) private readonly userHome: string,
-        @inject(McpHubs) @optional() private readonly mcp?: McpHubs
+        @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
+        @inject(TheiaHostModels) @optional() hostModels?: TheiaHostModels
     ) {
-        this.pools = new SessionPools(secrets);
+        this.pools = new SessionPools(secrets, hostModels);
     }
 
     setClient(client: QodeAssistRefactorClient | undefined): void {

@@ -1,9 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { Page } from 'playwright-core';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
-import { workspaceConfiguration } from './chat-page';
+import { ChatPage } from './chat-page';
 import { screenshotPath } from './chromium';
 import { useBrowserApp } from './e2e-session';
+import { runCommand } from './theia-page';
 
 /** A Theia AI custom agent whose prompt offers QodeAssist's read_file tool. */
 const READER_AGENT = [
@@ -16,19 +17,22 @@ const READER_AGENT = [
     ''
 ].join('\n');
 
-describe('Theia AI interop in Chromium: Theia\'s agents call QodeAssist tools', function () {
+/** A QodeAssist agent on Theia's language model "fake-theia" (the OpenAI-compatible model of the settings below). */
+const ON_THEIA_AGENT = 'schema_version = 1\nname = "on-theia"\nextends = "theia-base"\nmodel = "fake-theia"\n';
+
+describe('Theia AI interop in Chromium: Theia\'s agents call QodeAssist tools, QodeAssist agents use Theia\'s models', function () {
     this.timeout(180_000);
 
     const session = useBrowserApp(fake => ({
         files: {
-            ...workspaceConfiguration(fake.url),
+            '.qodeassist/agents/on-theia.toml': ON_THEIA_AGENT,
+            '.qodeassist/agents/rosters.toml': 'schema_version = 1\n\n[chat]\nagents = ["on-theia"]\n',
             'notes.txt': 'The secret word is marmalade.\n'
         },
         userFiles: { '.theia/prompt-templates/agents/reader/agent.md': READER_AGENT },
         settings: {
             'ai-features.openAiCustom.customOpenAiModels': [{ model: 'fake-model', url: `${fake.url}/v1`, id: 'fake-theia', apiKey: 'sk-e2e-theia-0123456789', enableStreaming: true }]
         },
-        env: { E2E_API_KEY: 'sk-e2e-theia-0123456789' }
     }));
     const { fake } = session;
     let page: Page;
@@ -63,5 +67,34 @@ describe('Theia AI interop in Chromium: Theia\'s agents call QodeAssist tools', 
         assert.equal(toolMessage?.tool_call_id, 'call_read');
         assert.match(JSON.stringify(toolMessage.content), /The secret word is marmalade\./, 'the model read the file through QodeAssist\'s read_file');
         await page.screenshot({ path: screenshotPath('theia-ai-tool-answer') });
+    });
+
+    it('a QodeAssist agent with client_api "theia" chats through Theia\'s language model, QodeAssist running the tool round', async () => {
+        fake.reset();
+        fake.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'call_qa', name: 'read_file', arguments: { path: 'notes.txt' } }]) },
+            { kind: 'replay', recording: openAITextRecording('QodeAssist read it: marmalade.') }
+        );
+        await runCommand(page, 'QodeAssist: Open Chat');
+        const chat = new ChatPage(page);
+        await chat.input.waitFor({ timeout: 20_000 });
+        await chat.send('What is the secret word in notes.txt?');
+        await chat.waitForLastAnswer('done', 30_000);
+        assert.match(await chat.lastAnswer().textContent() ?? '', /QodeAssist read it: marmalade\./);
+        assert.match(await chat.lastAnswer().textContent() ?? '', /read_file/, 'the tool block shows in QodeAssist\'s chat');
+
+        const posts = fake.requests.filter(request => request.method === 'POST');
+        assert.equal(posts.length, 2, 'one request per round: the handed-over round sends nothing more');
+        assert.equal(posts[0].headers.authorization, 'Bearer sk-e2e-theia-0123456789', 'Theia\'s model, with the key from Theia\'s settings');
+        const first = JSON.parse(posts[0].body);
+        assert.equal(first.model, 'fake-model');
+        assert.ok(first.tools.some((tool: { function: { name: string } }) => tool.function.name === 'read_file'), 'QodeAssist\'s tools are offered');
+        const second = JSON.parse(posts[1].body);
+        const assistant = second.messages.find((message: { role: string; tool_calls?: unknown[] }) => message.role === 'assistant' && message.tool_calls);
+        assert.equal(assistant.tool_calls[0].id, 'call_qa');
+        const result = second.messages.find((message: { role: string }) => message.role === 'tool');
+        assert.equal(result.tool_call_id, 'call_qa');
+        assert.match(JSON.stringify(result.content), /The secret word is marmalade/);
+        await page.screenshot({ path: screenshotPath('theia-ai-qodeassist-on-theia-model') });
     });
 });

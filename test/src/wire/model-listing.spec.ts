@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { authHeaders, ClientApi, CLIENT_API_INFO, CLIENT_APIS, endpointUrl, listModels, QodeAssistError } from '@qodeassist/core';
+import { authHeaders, ClientApi, CLIENT_API_INFO, CLIENT_APIS, endpointUrl, listModels, QodeAssistError, WIRE_PROTOCOLS } from '@qodeassist/core';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 
 describe('model listing per client_api', () => {
@@ -64,9 +64,11 @@ describe('model listing per client_api', () => {
             error instanceof QodeAssistError && error.info.category === 'Provider' && error.info.providerDetail === '<html>login</html>');
     });
 
-    it('has a chat endpoint and protocol for every client_api, and a default URL for all but openai_compatible', () => {
-        assert.equal(CLIENT_APIS.length, 16);
-        for (const api of CLIENT_APIS) {
+    it('has a chat endpoint and protocol for every HTTP client_api (sixteen), and a default URL for all but openai_compatible', () => {
+        const http = CLIENT_APIS.filter(api => WIRE_PROTOCOLS[CLIENT_API_INFO[api].chatProtocol].framing !== 'host');
+        assert.equal(http.length, 16);
+        assert.deepEqual(CLIENT_APIS.filter(api => !http.includes(api)), ['theia'], 'the IDE\'s own models are the only API without HTTP');
+        for (const api of http) {
             assert.ok(CLIENT_API_INFO[api].chatEndpoint.startsWith('/'), api);
             assert.equal(CLIENT_API_INFO[api].defaultUrl === undefined, api === 'openai_compatible', api);
         }

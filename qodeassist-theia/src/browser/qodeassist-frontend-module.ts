@@ -19,8 +19,8 @@ import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-wi
 import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
 import { RefactorContribution } from './refactor/refactor-contribution';
-import { TheiaToolBridge } from './theia-ai/theia-tool-bridge';
-import { QODEASSIST_THEIA_TOOLS_PATH, QodeAssistTheiaToolsService } from '../common/theia-tools-protocol';
+import { TheiaAiBridge } from './theia-ai/theia-ai-bridge';
+import { QODEASSIST_LANGUAGE_MODELS_PATH, QODEASSIST_THEIA_TOOLS_PATH, QodeAssistLanguageModelsService, QodeAssistTheiaToolsService } from '../common/theia-tools-protocol';
 import '../../src/browser/style/qodeassist.css';
 
 export default new ContainerModule(bind => {
@@ -68,12 +68,15 @@ export default new ContainerModule(bind => {
     bind(WidgetFactory).toDynamicValue(ctx => ({ id: ConfigurationWidget.ID, createWidget: () => ctx.container.get(ConfigurationWidget) })).inSingletonScope();
     bindViewContribution(bind, ConfigurationContribution);
 
-    // Theia AI interop: QodeAssist's tools for Theia's own agents.
+    // Theia AI interop: QodeAssist's tools and chat agents for Theia's own agents.
     bind(QodeAssistTheiaToolsService).toDynamicValue(ctx =>
         ServiceConnectionProvider.createProxy<QodeAssistTheiaToolsService>(ctx.container, QODEASSIST_THEIA_TOOLS_PATH, ctx.container.get(QodeAssistChatClientImpl))
     ).inSingletonScope();
-    bind(TheiaToolBridge).toSelf().inSingletonScope();
-    bind(FrontendApplicationContribution).toService(TheiaToolBridge);
+    bind(QodeAssistLanguageModelsService).toDynamicValue(ctx =>
+        ServiceConnectionProvider.createProxy<QodeAssistLanguageModelsService>(ctx.container, QODEASSIST_LANGUAGE_MODELS_PATH)
+    ).inSingletonScope();
+    bind(TheiaAiBridge).toSelf().inSingletonScope();
+    bind(FrontendApplicationContribution).toService(TheiaAiBridge);
 
     bind(QodeAssistCompletionService).toDynamicValue(ctx =>
         ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH)

@@ -35,3 +35,13 @@ export interface QodeAssistTheiaToolsService extends RpcServer<ToolHostClient> {
     run(workspace: string, settings: ChatToolSettings, call: TheiaToolCall): Promise<{ content: string; isError: boolean }>;
     cancel(callId: string): Promise<void>;
 }
+
+export const QODEASSIST_LANGUAGE_MODELS_PATH = '/services/qodeassist/language-models';
+
+export const QodeAssistLanguageModelsService = Symbol('QodeAssistLanguageModelsService');
+
+/** QodeAssist's chat agents as language models in Theia AI's registry, ids `qodeassist/<agent>`. */
+export interface QodeAssistLanguageModelsService {
+    /** Publishes the [chat] roster of this workspace's configuration (nothing when not enabled) and keeps it current; returns the ids. */
+    publish(workspace: string | undefined, enabled: boolean): Promise<string[]>;
+}

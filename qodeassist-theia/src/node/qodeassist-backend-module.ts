@@ -6,7 +6,8 @@ import { QODEASSIST_COMPLETION_PATH } from '../common/completion-protocol';
 import { QODEASSIST_CONFIG_PATH, QodeAssistConfigClient } from '../common/config-protocol';
 import { QODEASSIST_MCP_PATH, QodeAssistMcpClient } from '../common/mcp-protocol';
 import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorClient } from '../common/refactor-protocol';
-import { QODEASSIST_THEIA_TOOLS_PATH } from '../common/theia-tools-protocol';
+import { QODEASSIST_LANGUAGE_MODELS_PATH, QODEASSIST_THEIA_TOOLS_PATH } from '../common/theia-tools-protocol';
+import { QodeAssistLanguageModels } from './theia-language-models';
 import { ToolHostClient } from '../common/tool-host-protocol';
 import { QodeAssistTheiaToolsServiceImpl } from './theia-tools-service-impl';
 import { TheiaHostModels } from './theia-host-models';
@@ -50,6 +51,11 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
     bind(QodeAssistTheiaToolsServiceImpl).toSelf().inSingletonScope();
     bindBackendService<QodeAssistTheiaToolsServiceImpl, ToolHostClient>(QODEASSIST_THEIA_TOOLS_PATH, QodeAssistTheiaToolsServiceImpl, (service, client) => {
         service.setClient(client);
+        client.onDidCloseConnection(() => service.dispose());
+        return service;
+    });
+    bind(QodeAssistLanguageModels).toSelf().inSingletonScope();
+    bindBackendService<QodeAssistLanguageModels, object>(QODEASSIST_LANGUAGE_MODELS_PATH, QodeAssistLanguageModels, (service, client) => {
         client.onDidCloseConnection(() => service.dispose());
         return service;
     });

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Page } from 'playwright-core';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
-import { ChatPage } from './chat-page';
+import { ChatPage, workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
 import { useBrowserApp } from './e2e-session';
 import { runCommand } from './theia-page';
@@ -17,6 +17,17 @@ const READER_AGENT = [
     ''
 ].join('\n');
 
+/** A Theia AI custom agent that runs on QodeAssist's fake-chat agent as its language model. */
+const ASKER_AGENT = [
+    '---',
+    'name: Asker',
+    'description: Answers through a QodeAssist agent.',
+    'defaultLLM: qodeassist/fake-chat',
+    '---',
+    'You are Asker. Read files with ~{qodeassist_read_file} before answering.',
+    ''
+].join('\n');
+
 /** A QodeAssist agent on Theia's language model "fake-theia" (the OpenAI-compatible model of the settings below). */
 const ON_THEIA_AGENT = 'schema_version = 1\nname = "on-theia"\nextends = "theia-base"\nmodel = "fake-theia"\n';
 
@@ -25,11 +36,13 @@ describe('Theia AI interop in Chromium: Theia\'s agents call QodeAssist tools, Q
 
     const session = useBrowserApp(fake => ({
         files: {
+            ...workspaceConfiguration(fake.url),
             '.qodeassist/agents/on-theia.toml': ON_THEIA_AGENT,
-            '.qodeassist/agents/rosters.toml': 'schema_version = 1\n\n[chat]\nagents = ["on-theia"]\n',
+            '.qodeassist/agents/rosters.toml': 'schema_version = 1\n\n[chat]\nagents = ["on-theia", "fake-chat"]\n',
             'notes.txt': 'The secret word is marmalade.\n'
         },
-        userFiles: { '.theia/prompt-templates/agents/reader/agent.md': READER_AGENT },
+        userFiles: { '.theia/prompt-templates/agents/reader/agent.md': READER_AGENT, '.theia/prompt-templates/agents/asker/agent.md': ASKER_AGENT },
+        env: { E2E_API_KEY: 'sk-e2e-qodeassist-0123456789' },
         settings: {
             'ai-features.openAiCustom.customOpenAiModels': [{ model: 'fake-model', url: `${fake.url}/v1`, id: 'fake-theia', apiKey: 'sk-e2e-theia-0123456789', enableStreaming: true }]
         },
@@ -51,7 +64,7 @@ describe('Theia AI interop in Chromium: Theia\'s agents call QodeAssist tools, Q
         await page.keyboard.type('@Reader what is the secret word in notes.txt?');
         await page.keyboard.press('Enter');
 
-        const confirmation = page.locator('.theia-tool-confirmation, .theia-ChatContent', { hasText: 'Confirm Tool Execution' }).last();
+        const confirmation = page.locator('.theia-tool-confirmation', { hasText: 'Confirm Tool Execution' }).last();
         await confirmation.waitFor({ timeout: 30_000 });
         assert.match(await confirmation.textContent() ?? '', /qodeassist_read_file/);
         const first = fake.lastModelRequest()!;
@@ -96,5 +109,37 @@ describe('Theia AI interop in Chromium: Theia\'s agents call QodeAssist tools, Q
         assert.equal(result.tool_call_id, 'call_qa');
         assert.match(JSON.stringify(result.content), /The secret word is marmalade/);
         await page.screenshot({ path: screenshotPath('theia-ai-qodeassist-on-theia-model') });
+    });
+
+    it('a Theia AI agent runs on a QodeAssist agent as its language model; the Theia tool it offers runs after Theia asks', async () => {
+        fake.reset();
+        fake.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'call_asker', name: 'qodeassist_read_file', arguments: { path: 'notes.txt' } }]) },
+            { kind: 'replay', recording: openAITextRecording('Asker via QodeAssist: marmalade.') }
+        );
+        await page.keyboard.press('Control+Alt+i');
+        await page.locator('#chat-input-widget .monaco-editor').first().click({ force: true });
+        await page.keyboard.type('@Asker what is the secret word in notes.txt?');
+        await page.keyboard.press('Enter');
+
+        const confirmation = page.locator('.theia-tool-confirmation', { hasText: 'Confirm Tool Execution' }).last();
+        await confirmation.waitFor({ timeout: 30_000 });
+        assert.equal(fake.requests.filter(request => request.method === 'POST').length, 1, 'QodeAssist\'s loop waits for Theia\'s confirmation');
+        const first = fake.lastModelRequest()!;
+        assert.equal(first.headers.authorization, 'Bearer sk-e2e-qodeassist-0123456789', 'QodeAssist\'s provider and key answered, not Theia\'s');
+        const body = JSON.parse(first.body);
+        assert.equal(body.messages[0].role, 'system');
+        assert.match(body.messages[0].content, /You are Asker\./, 'the Theia agent\'s prompt is the system prompt');
+        assert.ok(body.tools.some((tool: { function: { name: string } }) => tool.function.name === 'qodeassist_read_file'), 'the Theia agent\'s tools are offered');
+        await page.screenshot({ path: screenshotPath('theia-ai-agent-on-qodeassist-confirm') });
+        await page.getByRole('button', { name: 'Allow', exact: true }).click();
+
+        await page.locator('#chat-view-widget', { hasText: 'Asker via QodeAssist: marmalade.' }).waitFor({ timeout: 30_000 });
+        const posts = fake.requests.filter(request => request.method === 'POST');
+        assert.equal(posts.length, 2);
+        const result = JSON.parse(posts[1].body).messages.filter((message: { role: string }) => message.role === 'tool').at(-1);
+        assert.equal(result.tool_call_id, 'call_asker');
+        assert.match(JSON.stringify(result.content), /The secret word is marmalade/);
+        await page.screenshot({ path: screenshotPath('theia-ai-agent-on-qodeassist-model') });
     });
 });

@@ -5,7 +5,7 @@ import { createToolCallError, ToolInvocationContext, ToolInvocationRegistry, Too
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { ChatToolSettings } from '../../common/chat-protocol';
 import { McpClientImpl } from '../mcp/mcp-contribution';
-import { QodeAssistTheiaToolsService, TheiaToolInfo } from '../../common/theia-tools-protocol';
+import { QodeAssistLanguageModelsService, QodeAssistTheiaToolsService, TheiaToolInfo } from '../../common/theia-tools-protocol';
 import { disabledReason, QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
 import { firstRootPath } from '../workspace-paths';
 
@@ -21,7 +21,8 @@ export function theiaToolId(name: string): string {
 const MAX_TOOL_NAME = 64;
 
 /**
- * QodeAssist's ToolKit in Theia AI: every enabled tool (built-in, and the MCP hub's as their
+ * QodeAssist in Theia AI. Its chat agents (the [chat] roster) become language models
+ * `qodeassist/<agent>` that Theia's agents can run on. Its ToolKit: every enabled tool (built-in, and the MCP hub's as their
  * servers come and go) is registered in Theia's tool registry as `qodeassist_<name>`, so
  * Theia's own agents can call it with `~{qodeassist_read_file}`. Theia's chat confirms each
  * call (write and execute tools never get "always allow" without an extra warning); the call
@@ -29,9 +30,10 @@ const MAX_TOOL_NAME = 64;
  * The list follows the workspace, the tool preferences, QodeAssist's on/off switch and MCP.
  */
 @injectable()
-export class TheiaToolBridge implements FrontendApplicationContribution {
+export class TheiaAiBridge implements FrontendApplicationContribution {
     @inject(ToolInvocationRegistry) protected readonly registry: ToolInvocationRegistry;
     @inject(QodeAssistTheiaToolsService) protected readonly service: QodeAssistTheiaToolsService;
+    @inject(QodeAssistLanguageModelsService) protected readonly languageModels: QodeAssistLanguageModelsService;
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
     @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
@@ -63,13 +65,15 @@ export class TheiaToolBridge implements FrontendApplicationContribution {
     protected async refresh(): Promise<void> {
         const root = firstRootPath(this.workspace);
         const settings = toolSettingsOf(this.preferences);
+        const enabled = !disabledReason(this.preferences, this.preferenceService);
         let tools: TheiaToolInfo[] = [];
-        if (root && !disabledReason(this.preferences, this.preferenceService)) {
-            try {
+        try {
+            await this.languageModels.publish(root, enabled);
+            if (root && enabled) {
                 tools = await this.service.tools(root, settings);
-            } catch (error) {
-                this.logger.warn(`QodeAssist could not list its tools for Theia AI: ${error instanceof Error ? error.message : String(error)}`);
             }
+        } catch (error) {
+            this.logger.warn(`QodeAssist could not offer its tools and agents to Theia AI: ${error instanceof Error ? error.message : String(error)}`);
         }
         this.registry.unregisterAllTools(THEIA_TOOL_PROVIDER);
         for (const tool of tools) {

@@ -36,5 +36,7 @@ describe('QodeAssist preferences', () => {
         assert.equal(disabledReason(preferences(true), ide(true)), undefined);
         assert.match(disabledReason(preferences(false), ide(true)) ?? '', /turned off for this project \(qodeassist\.enabled\)/);
         assert.match(disabledReason(preferences(true), ide(false)) ?? '', /AI features are turned off in the IDE/);
+        assert.match(disabledReason(preferences(true), ide(undefined), { isActive: false }) ?? '', /AI features are turned off in the IDE/, 'Theia AI\'s activation service');
+        assert.equal(disabledReason(preferences(true), ide(undefined), { isActive: true }), undefined);
     });
 });

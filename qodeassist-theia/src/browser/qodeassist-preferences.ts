@@ -135,9 +135,13 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
 };
 
 /** Why QodeAssist must not act now: turned off for this project, or AI turned off in the IDE; undefined when it may. */
-export function disabledReason(preferences: QodeAssistPreferences, preferenceService: PreferenceService): string | undefined {
+export function disabledReason(preferences: QodeAssistPreferences, preferenceService: PreferenceService, activation?: { readonly isActive: boolean }): string | undefined {
     if (!preferences['qodeassist.enabled']) {
         return 'QodeAssist is turned off for this project (qodeassist.enabled).';
+    }
+    // Theia AI's activation service: the IDE-wide switch as the product defines it (a product may override it).
+    if (activation && !activation.isActive) {
+        return 'AI features are turned off in the IDE.';
     }
     if (preferenceService.get<boolean>('ai-features.AiEnable.enableAI') === false) {
         return 'AI features are turned off in the IDE (ai-features.AiEnable.enableAI).';

@@ -1,3 +1,4 @@
+import { AIActivationService } from '@theia/ai-core/lib/browser/ai-activation-service';
 import type { ContentRef, ContextManifest } from '@qodeassist/core';
 import { CommandService, DisposableCollection, nls, PreferenceService } from '@theia/core';
 import { codicon, Message, OpenerService, open, StatefulWidget } from '@theia/core/lib/browser';
@@ -5,7 +6,7 @@ import { ClipboardService } from '@theia/core/lib/browser/clipboard-service';
 import { ExtractableWidget } from '@theia/core/lib/browser/widgets/extractable-widget';
 import { ReactWidget } from '@theia/core/lib/browser/widgets/react-widget';
 import URI from '@theia/core/lib/common/uri';
-import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
+import { inject, injectable, optional, postConstruct } from '@theia/core/shared/inversify';
 import * as React from '@theia/core/shared/react';
 import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { FileDialogService } from '@theia/filesystem/lib/browser/file-dialog/file-dialog-service';
@@ -101,6 +102,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
     @inject(QodeAssistConfigService) protected readonly configService: QodeAssistConfigService;
     @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
+    @inject(AIActivationService) @optional() protected readonly activation?: AIActivationService;
     @inject(CommandService) protected readonly commands: CommandService;
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
     @inject(EditorManager) protected readonly editors: EditorManager;
@@ -311,7 +313,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         if ((!message && this.attachments.length === 0) || this.busy) {
             return;
         }
-        const off = disabledReason(this.preferences, this.preferenceService);
+        const off = disabledReason(this.preferences, this.preferenceService, this.activation);
         if (off) {
             this.composerError = off;
             this.update();

@@ -1,7 +1,8 @@
+import { AIActivationService } from '@theia/ai-core/lib/browser/ai-activation-service';
 import type { PermissionAnswer, PermissionRequest } from '@qodeassist/core';
 import { Command, CommandContribution, CommandRegistry, Emitter, Event, MessageService, nls, PreferenceService, QuickInputService, QuickPickItem } from '@theia/core';
 import { ConfirmDialog, FrontendApplicationContribution } from '@theia/core/lib/browser';
-import { inject, injectable } from '@theia/core/shared/inversify';
+import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { WorkspaceTrustService } from '@theia/workspace/lib/browser/workspace-trust-service';
 import { McpServerState, McpServerStatus, QodeAssistMcpClient, QodeAssistMcpService } from '../../common/mcp-protocol';
@@ -46,6 +47,7 @@ export class McpContribution implements FrontendApplicationContribution, Command
     @inject(MessageService) protected readonly messages: MessageService;
     @inject(QuickInputService) protected readonly quickInput: QuickInputService;
     @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
+    @inject(AIActivationService) @optional() protected readonly activation?: AIActivationService;
 
     protected lastError: string | undefined;
 
@@ -88,7 +90,7 @@ export class McpContribution implements FrontendApplicationContribution, Command
     protected async doApplySettings(): Promise<void> {
         const trusted = await this.trust.getWorkspaceTrust();
         const status = await this.service.configureServer({
-            enabled: this.preferences['qodeassist.mcp.server.enabled'] && trusted && !disabledReason(this.preferences, this.preferenceService),
+            enabled: this.preferences['qodeassist.mcp.server.enabled'] && trusted && !disabledReason(this.preferences, this.preferenceService, this.activation),
             port: this.preferences['qodeassist.mcp.server.port'],
             host: this.preferences['qodeassist.mcp.server.host'],
             allowedOrigins: this.preferences['qodeassist.mcp.server.allowedOrigins'],

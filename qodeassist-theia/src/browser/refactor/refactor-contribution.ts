@@ -1,10 +1,11 @@
+import { AIActivationService } from '@theia/ai-core/lib/browser/ai-activation-service';
 import {
     Command, CommandContribution, CommandRegistry, Disposable, MenuContribution, MenuModelRegistry, MessageService, nls, PreferenceService, QuickInputService, QuickPickItem
 } from '@theia/core';
 import { KeybindingContribution, KeybindingRegistry, open, OpenerService, StorageService } from '@theia/core/lib/browser';
 import { ContextKey, ContextKeyService } from '@theia/core/lib/browser/context-key-service';
 import URI from '@theia/core/lib/common/uri';
-import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
+import { inject, injectable, optional, postConstruct } from '@theia/core/shared/inversify';
 import { EDITOR_CONTEXT_MENU } from '@theia/editor/lib/browser/editor-menu';
 import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { MonacoEditor } from '@theia/monaco/lib/browser/monaco-editor';
@@ -56,6 +57,7 @@ export class RefactorContribution implements CommandContribution, KeybindingCont
     @inject(StorageService) protected readonly storage: StorageService;
     @inject(CommandRegistry) protected readonly commands: CommandRegistry;
     @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
+    @inject(AIActivationService) @optional() protected readonly activation?: AIActivationService;
 
     /** One refactor per editor at most. */
     protected readonly refactors = new Map<monaco.editor.ICodeEditor, InlineRefactor>();
@@ -110,7 +112,7 @@ export class RefactorContribution implements CommandContribution, KeybindingCont
         if (!control?.getModel()) {
             return;
         }
-        const off = disabledReason(this.preferences, this.preferenceService);
+        const off = disabledReason(this.preferences, this.preferenceService, this.activation);
         if (off) {
             this.messages.warn(off);
             return;

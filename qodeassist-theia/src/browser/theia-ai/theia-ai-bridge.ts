@@ -1,6 +1,7 @@
+import { AIActivationService } from '@theia/ai-core/lib/browser/ai-activation-service';
 import { ILogger, PreferenceService } from '@theia/core';
 import { FrontendApplicationContribution } from '@theia/core/lib/browser';
-import { inject, injectable } from '@theia/core/shared/inversify';
+import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { createToolCallError, ToolInvocationContext, ToolInvocationRegistry, ToolRequest, ToolRequestParameters } from '@theia/ai-core/lib/common';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { ChatToolSettings } from '../../common/chat-protocol';
@@ -37,6 +38,7 @@ export class TheiaAiBridge implements FrontendApplicationContribution {
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
     @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
+    @inject(AIActivationService) @optional() protected readonly activation?: AIActivationService;
     @inject(McpClientImpl) protected readonly mcp: McpClientImpl;
     @inject(ILogger) protected readonly logger: ILogger;
 
@@ -58,6 +60,7 @@ export class TheiaAiBridge implements FrontendApplicationContribution {
             }
         });
         this.mcp.onDidChange(refresh);
+        this.activation?.onDidChangeActiveStatus(refresh);
         void this.workspace.roots.then(refresh);
     }
 
@@ -65,7 +68,7 @@ export class TheiaAiBridge implements FrontendApplicationContribution {
     protected async refresh(): Promise<void> {
         const root = firstRootPath(this.workspace);
         const settings = toolSettingsOf(this.preferences);
-        const enabled = !disabledReason(this.preferences, this.preferenceService);
+        const enabled = !disabledReason(this.preferences, this.preferenceService, this.activation);
         let tools: TheiaToolInfo[] = [];
         try {
             await this.languageModels.publish(root, enabled);

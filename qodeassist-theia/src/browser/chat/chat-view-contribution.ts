@@ -47,7 +47,8 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
             widgetName: ChatWidget.LABEL,
             defaultWidgetOptions: { area: 'right', rank: 100 },
             toggleCommandId: 'qodeassist.chat.toggle',
-            toggleKeybinding: 'ctrlcmd+alt+i'
+            // Ctrl+Alt+I is Theia AI's chat: products ship both.
+            toggleKeybinding: 'ctrlcmd+alt+k'
         });
     }
 

@@ -1,6 +1,7 @@
 /** What the QodeAssist backend services share, bound once in the backend module. */
 import { ChainedSecretsStore, ConfigurationService, defaultConfigRoots, EnvironmentSecretsStore, FileSecretsStore, SecretsStore, WritableSecretsStore } from '@qodeassist/core';
 import { join } from 'node:path';
+import { Keychain, KeyringSecretsStore, loadKeytar } from './keyring-secrets';
 
 export const QodeAssistSecretsStore = Symbol('QodeAssistSecretsStore');
 export const QodeAssistConfiguration = Symbol('QodeAssistConfiguration');
@@ -10,9 +11,12 @@ export const QodeAssistUserHome = Symbol('QodeAssistUserHome');
 /** Where keys set from the IDE and the MCP server token are stored. */
 export const QodeAssistWritableSecrets = Symbol('QodeAssistWritableSecrets');
 
-/** `~/.qodeassist/secrets.json`, readable by its owner only: for machines without a keyring (containers, CI). */
-export function defaultWritableSecrets(userHome: string): WritableSecretsStore {
-    return new FileSecretsStore(join(userHome, '.qodeassist', 'secrets.json'));
+/**
+ * The OS keyring (through keytar) when one answers; else `~/.qodeassist/secrets.json`, readable by
+ * its owner only: machines without a keyring (containers, CI, a server without a desktop session).
+ */
+export function defaultWritableSecrets(userHome: string, keychain: Keychain | undefined = loadKeytar()): WritableSecretsStore {
+    return new KeyringSecretsStore(keychain, new FileSecretsStore(join(userHome, '.qodeassist', 'secrets.json')));
 }
 
 /** Keys are read from the environment first (`<REF>_API_KEY`), then from what the user stored in the IDE. */

@@ -42,7 +42,8 @@ export class BrowserAppProcess {
             writeFileSync(join(home, path), text);
         }
         const child = spawn(process.execPath, [options.main ?? BROWSER_APP_MAIN, this.workspace, '--hostname=127.0.0.1', '--port=0'], {
-            env: { ...process.env, HOME: home, THEIA_CONFIG_DIR: join(home, '.theia'), ...options.env },
+            // No session bus: keys go to the workspace's throw-away home, never to the developer's keyring.
+            env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: undefined, HOME: home, THEIA_CONFIG_DIR: join(home, '.theia'), ...options.env },
             stdio: ['ignore', 'pipe', 'pipe']
         });
         this.child = child;

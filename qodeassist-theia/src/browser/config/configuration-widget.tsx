@@ -134,7 +134,7 @@ export class ConfigurationWidget extends ReactWidget {
     protected async setKey(ref: string, variable: string): Promise<void> {
         const value = await this.quickInput.input({
             title: nls.localize('qodeassist/config/setKeyTitle', 'API key "{0}"', ref), password: true,
-            prompt: nls.localize('qodeassist/config/setKeyPrompt', 'Stored in ~/.qodeassist/secrets.json (owner-only) on the machine running QodeAssist; {0} wins when set.', variable)
+            prompt: nls.localize('qodeassist/config/setKeyPrompt', 'Stored in the OS keyring of the machine running QodeAssist (~/.qodeassist/secrets.json, owner-only, where it has none); {0} wins when set.', variable)
         });
         if (value?.trim()) {
             await this.run(async () => {

@@ -192,6 +192,7 @@ export class Session {
             const assembly = await this.assemble(tools, completion);
             this.emit([{ type: 'Manifest', requestId, manifest: assembly.manifest }]);
             const logger = this.services.logger;
+            logger?.log('info', 'qodeassist.session', `request ${requestId}: ${this.agent.name} (${this.agent.model}) at ${this.agent.url}, ~${assembly.manifest.estimate} tokens of ${assembly.manifest.limit}`);
             logger?.log('debug', 'qodeassist.context', `request ${requestId} (${this.agent.name}) manifest:\n${formatManifest(assembly.manifest)}`);
             if (signal.aborted) {
                 throw new CancelledError();

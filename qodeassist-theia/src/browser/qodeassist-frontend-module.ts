@@ -18,6 +18,8 @@ import { ConfigurationContribution } from './config/configuration-contribution';
 import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-widget';
 import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
+import { LogClientImpl, LogContribution } from './log-contribution';
+import { QODEASSIST_LOG_PATH, QodeAssistLogService } from '../common/log-protocol';
 import { RefactorContribution } from './refactor/refactor-contribution';
 import { TheiaAiBridge } from './theia-ai/theia-ai-bridge';
 import { QODEASSIST_LANGUAGE_MODELS_PATH, QODEASSIST_THEIA_TOOLS_PATH, QodeAssistLanguageModelsService, QodeAssistTheiaToolsService } from '../common/theia-tools-protocol';
@@ -77,6 +79,15 @@ export default new ContainerModule(bind => {
     ).inSingletonScope();
     bind(TheiaAiBridge).toSelf().inSingletonScope();
     bind(FrontendApplicationContribution).toService(TheiaAiBridge);
+
+    bind(LogClientImpl).toSelf().inSingletonScope();
+    bind(QodeAssistLogService).toDynamicValue(ctx =>
+        ServiceConnectionProvider.createProxy<QodeAssistLogService>(ctx.container, QODEASSIST_LOG_PATH, ctx.container.get(LogClientImpl))
+    ).inSingletonScope();
+    bind(LogContribution).toSelf().inSingletonScope();
+    for (const contribution of [FrontendApplicationContribution, CommandContribution]) {
+        bind(contribution).toService(LogContribution);
+    }
 
     bind(QodeAssistCompletionService).toDynamicValue(ctx =>
         ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH)

@@ -1,6 +1,7 @@
 import { createPreferenceProxy, PreferenceContribution, PreferenceProxy, PreferenceSchema, PreferenceService } from '@theia/core';
 import { interfaces } from '@theia/core/shared/inversify';
 import { ChatToolSettings } from '../common/chat-protocol';
+import { QodeAssistLogLevel } from '../common/log-protocol';
 
 export const QodeAssistPreferenceSchema: PreferenceSchema = {
     properties: {
@@ -127,6 +128,10 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'array', items: { type: 'string' }, default: [],
             description: 'Browser origins allowed to call the MCP server besides its own (requests from other origins are refused against DNS rebinding).'
         },
+        'qodeassist.logging.level': {
+            type: 'string', enum: ['off', 'error', 'warn', 'info', 'debug'], default: 'warn',
+            description: 'What the QodeAssist output channel shows: failures (warn), every request with its agent and size (info), or also each manifest and request body (debug). Keys are always redacted.'
+        },
         'qodeassist.refactor.openFilesTokens': {
             type: 'number', default: 0, minimum: 0,
             description: 'Tokens of other open editors a refactor may read. 0: none.'
@@ -195,6 +200,7 @@ export interface QodeAssistConfiguration {
     'qodeassist.mcp.server.port': number;
     'qodeassist.mcp.server.host': string;
     'qodeassist.mcp.server.allowedOrigins': string[];
+    'qodeassist.logging.level': QodeAssistLogLevel;
 }
 
 export const QodeAssistPreferences = Symbol('QodeAssistPreferences');

@@ -8,6 +8,7 @@ import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore,
 import { McpHubs } from './mcp-service-impl';
 import { SessionPools } from './session-pools';
 import { TheiaHostModels } from './theia-host-models';
+import { ConnectionLog } from './connection-log';
 import { agentChoices, createToolExecutor } from './tool-host';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -59,9 +60,10 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
         @inject(QodeAssistUserHome) private readonly userHome: string,
         @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
-        @inject(TheiaHostModels) @optional() hostModels?: TheiaHostModels
+        @inject(TheiaHostModels) @optional() hostModels?: TheiaHostModels,
+        @inject(ConnectionLog) @optional() log?: ConnectionLog
     ) {
-        this.pools = new SessionPools(secrets, hostModels);
+        this.pools = new SessionPools(secrets, hostModels, log);
     }
 
     setClient(client: QodeAssistChatClient | undefined): void {

@@ -4,6 +4,7 @@ import {
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { TheiaHostModels } from './theia-host-models';
+import { ConnectionLog } from './connection-log';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../common/completion-protocol';
 import { shareableOpenFiles } from './open-files';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore } from './backend-symbols';
@@ -22,7 +23,8 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
-        @inject(TheiaHostModels) @optional() private readonly hostModels?: TheiaHostModels
+        @inject(TheiaHostModels) @optional() private readonly hostModels?: TheiaHostModels,
+        @inject(ConnectionLog) @optional() private readonly log?: ConnectionLog
     ) { }
 
     async complete(query: CompletionQuery): Promise<CompletionAnswer> {
@@ -95,7 +97,7 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         let engine = this.engines.get(service);
         if (!engine) {
             const sessions = new SessionManager(configuredAgentResolver(() => service.current, this.secrets),
-                { assembler: new ContextAssembler(this.estimator, new ContentLoader()), estimator: this.estimator, hostModels: this.hostModels }, 1);
+                { assembler: new ContextAssembler(this.estimator, new ContentLoader()), estimator: this.estimator, hostModels: this.hostModels, logger: this.log }, 1);
             const created = new CompletionEngine({
                 sessions, estimator: this.estimator,
                 agentFor: request => {

@@ -11,6 +11,8 @@ import { QodeAssistLanguageModels } from './theia-language-models';
 import { ToolHostClient } from '../common/tool-host-protocol';
 import { QodeAssistTheiaToolsServiceImpl } from './theia-tools-service-impl';
 import { TheiaHostModels } from './theia-host-models';
+import { ConnectionLog } from './connection-log';
+import { QODEASSIST_LOG_PATH, QodeAssistLogClient } from '../common/log-protocol';
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
 import { McpHubs, McpServerHost, QodeAssistMcpServiceImpl } from './mcp-service-impl';
 import { QodeAssistConfigServiceImpl } from './config-service-impl';
@@ -24,6 +26,13 @@ import { defaultUserHome, QodeAssistChatServiceImpl } from './chat-service-impl'
 const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBackendService }) => {
     // Theia AI's language models of this window, for client_api "theia" agents.
     bind(TheiaHostModels).toSelf().inSingletonScope();
+    // The window's QodeAssist log: every service of the connection writes to it.
+    bind(ConnectionLog).toSelf().inSingletonScope();
+    bindBackendService<ConnectionLog, QodeAssistLogClient>(QODEASSIST_LOG_PATH, ConnectionLog, (log, client) => {
+        log.setClient(client);
+        client.onDidCloseConnection(() => log.dispose());
+        return log;
+    });
     bind(QodeAssistChatServiceImpl).toSelf().inSingletonScope();
     bindBackendService<QodeAssistChatServiceImpl, QodeAssistChatClient>(QODEASSIST_CHAT_PATH, QodeAssistChatServiceImpl, (service, client) => {
         service.setClient(client);

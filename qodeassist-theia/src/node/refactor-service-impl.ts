@@ -6,6 +6,7 @@ import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { McpHubs } from './mcp-service-impl';
 import { SessionPools } from './session-pools';
 import { TheiaHostModels } from './theia-host-models';
+import { ConnectionLog } from './connection-log';
 import { AgentChoice } from '../common/chat-protocol';
 import { QodeAssistRefactorClient, QodeAssistRefactorService, RefactorAnswer, RefactorProgress, RefactorQuery } from '../common/refactor-protocol';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
@@ -27,9 +28,10 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
         @inject(QodeAssistUserHome) private readonly userHome: string,
         @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
-        @inject(TheiaHostModels) @optional() hostModels?: TheiaHostModels
+        @inject(TheiaHostModels) @optional() hostModels?: TheiaHostModels,
+        @inject(ConnectionLog) @optional() log?: ConnectionLog
     ) {
-        this.pools = new SessionPools(secrets, hostModels);
+        this.pools = new SessionPools(secrets, hostModels, log);
     }
 
     setClient(client: QodeAssistRefactorClient | undefined): void {

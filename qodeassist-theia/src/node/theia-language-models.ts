@@ -7,6 +7,7 @@ import {
 import { CancellationToken } from '@theia/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore } from './backend-symbols';
+import { ConnectionLog } from './connection-log';
 import { SessionPools } from './session-pools';
 import { QODEASSIST_MODEL_PREFIX } from './theia-host-models';
 
@@ -32,9 +33,10 @@ export class QodeAssistLanguageModels {
 
     constructor(
         @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
-        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider
+        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
+        @inject(ConnectionLog) @optional() log?: ConnectionLog
     ) {
-        this.pools = new SessionPools(secrets);
+        this.pools = new SessionPools(secrets, undefined, log);
     }
 
     /** Publishes the agents of this workspace's configuration (undefined: none, e.g. QodeAssist is off), replacing what was there. */

@@ -1,6 +1,6 @@
 import { createPreferenceProxy, PreferenceContribution, PreferenceProxy, PreferenceSchema, PreferenceService } from '@theia/core';
 import { interfaces } from '@theia/core/shared/inversify';
-import { ChatToolSettings } from '../common/chat-protocol';
+import { ChatSkillSettings, ChatToolSettings } from '../common/chat-protocol';
 import { QodeAssistLogLevel } from '../common/log-protocol';
 
 export const QodeAssistPreferenceSchema: PreferenceSchema = {
@@ -128,6 +128,14 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'array', items: { type: 'string' }, default: [],
             description: 'Browser origins allowed to call the MCP server besides its own (requests from other origins are refused against DNS rebinding).'
         },
+        'qodeassist.skills.enabled': {
+            type: 'boolean', default: true,
+            description: 'Offer skills (SKILL.md folders) in the chat: their catalog in the prompt, the load_skill tool and the / picker.'
+        },
+        'qodeassist.skills.folders': {
+            type: 'array', items: { type: 'string' }, default: [],
+            description: 'More folders holding <skill>/SKILL.md, besides .qodeassist/skills and .claude/skills of the project and of your home.'
+        },
         'qodeassist.logging.level': {
             type: 'string', enum: ['off', 'error', 'warn', 'info', 'debug'], default: 'warn',
             description: 'What the QodeAssist output channel shows: failures (warn), every request with its agent and size (info), or also each manifest and request body (debug). Keys are always redacted.'
@@ -167,6 +175,11 @@ export function toolSettingsOf(preferences: QodeAssistPreferences): ChatToolSett
     };
 }
 
+/** The user's skill settings as the backend takes them. */
+export function skillSettingsOf(preferences: QodeAssistPreferences): ChatSkillSettings {
+    return { enabled: preferences['qodeassist.skills.enabled'], folders: preferences['qodeassist.skills.folders'] };
+}
+
 export interface QodeAssistConfiguration {
     'qodeassist.enabled': boolean;
     'qodeassist.chat.agent': string;
@@ -201,6 +214,8 @@ export interface QodeAssistConfiguration {
     'qodeassist.mcp.server.host': string;
     'qodeassist.mcp.server.allowedOrigins': string[];
     'qodeassist.logging.level': QodeAssistLogLevel;
+    'qodeassist.skills.enabled': boolean;
+    'qodeassist.skills.folders': string[];
 }
 
 export const QodeAssistPreferences = Symbol('QodeAssistPreferences');

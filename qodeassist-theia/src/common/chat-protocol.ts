@@ -36,6 +36,15 @@ export interface ChatSendOptions {
     role?: string;
     /** Linked files (absolute paths), read again at every send: the editor's text when open, else the disk. */
     linked?: string[];
+    /** The user's skill settings (preferences `qodeassist.skills.*`); absent: on, default folders. */
+    skills?: ChatSkillSettings;
+}
+
+export interface ChatSkillSettings {
+    /** Off: no catalog in the prompt, no load_skill tool, no `/` skills. */
+    enabled: boolean;
+    /** More folders holding `<skill>/SKILL.md`, besides the project's and the user's `.qodeassist/skills` and `.claude/skills`. */
+    folders: string[];
 }
 
 /** Where chats are kept: the workspace's `.qodeassist/chats` or the user's `~/.qodeassist/chats`. */
@@ -121,7 +130,7 @@ export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
 
     listAgents(workspacePath: string | undefined): Promise<AgentChoice[]>;
     listRoles(workspacePath: string | undefined): Promise<RoleChoice[]>;
-    listSkills(workspacePath: string | undefined): Promise<SkillChoice[]>;
+    listSkills(workspacePath: string | undefined, skills?: ChatSkillSettings): Promise<SkillChoice[]>;
     /** Workspace files matching an @-mention query (ignore rules applied), workspace-relative. */
     findFiles(workspacePath: string, query: string, options: { useGitignore: boolean }): Promise<string[]>;
 }

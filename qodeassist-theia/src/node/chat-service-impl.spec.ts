@@ -147,6 +147,23 @@ describe('QodeAssistChatServiceImpl', () => {
         assert.match(second.at(-1).content.map((part: { text: string }) => part.text).join(''), /<working_set>\nGoal: check the notes[\s\S]*Next to repair: notes.txt:1:1: error: spelling/);
     });
 
+    it('honours the skill settings: turned off, no catalog, no load_skill and "/tone" is plain text; an extra folder adds its skills', async () => {
+        fixture.write(`${fixture.workspace}/.qodeassist/skills/tone/SKILL.md`, '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
+        const extra = join(fixture.workspace, '..', 'team-skills');
+        fixture.write(join(extra, 'review', 'SKILL.md'), '---\nname: review\ndescription: Review like the team\n---\nBe thorough.\n');
+        server.enqueue({ kind: 'replay', recording: openAITextRecording('Plain.') });
+        const sessionId = await open();
+        await service.send(sessionId, input('/tone check the notes'), { workspacePath: fixture.workspace, skills: { enabled: false, folders: [] } });
+        assert.equal((await finished()).type, 'Finished');
+        const body = JSON.parse(server.requests[0].body);
+        assert.ok(!(body.tools ?? []).some((tool: { function: { name: string } }) => tool.function.name === 'load_skill'));
+        assert.doesNotMatch(JSON.stringify(body.messages), /Write kindly/);
+        assert.deepEqual(body.messages.at(-1).content.map((part: { text: string }) => part.text), ['/tone check the notes']);
+        assert.deepEqual(await service.listSkills(fixture.workspace, { enabled: false, folders: [] }), []);
+        const listed = (await service.listSkills(fixture.workspace, { enabled: true, folders: [extra] })).map(skill => skill.name);
+        assert.ok(listed.includes('tone') && listed.includes('review'), listed.join(', '));
+    });
+
     it('lets read_file see an open editor\'s unsaved text through the frontend', async () => {
         fixture.write(`${fixture.workspace}/open.txt`, 'saved text');
         server.enqueue(

@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
 import {
-    AgentChoice, ATTACHMENT_LIMITS, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, ChatToolSettings, OpenedChat, QodeAssistChatClient, QodeAssistChatService,
+    AgentChoice, ATTACHMENT_LIMITS, ChatEvent, ChatInput, ChatSendOptions, ChatSkillSettings, ChatStorage, ChatToolSettings, OpenedChat, QodeAssistChatClient, QodeAssistChatService,
     editIdOf, RoleChoice, SkillChoice
 } from '../common/chat-protocol';
 
@@ -223,8 +223,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         return [...configuration.roles.values()].map(role => ({ id: role.id, name: role.name, description: role.description ?? '' }));
     }
 
-    async listSkills(workspacePath: string | undefined): Promise<SkillChoice[]> {
-        return this.skillsFor(workspacePath).all.map(skill => ({ name: skill.name, description: skill.description }));
+    async listSkills(workspacePath: string | undefined, settings?: ChatSkillSettings): Promise<SkillChoice[]> {
+        return (this.skillsFor(workspacePath, settings)?.all ?? []).map(skill => ({ name: skill.name, description: skill.description }));
     }
 
     async findFiles(workspacePath: string, query: string, options: { useGitignore: boolean }): Promise<string[]> {
@@ -278,9 +278,9 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             session.removeLayer('agent.role');
         }
         this.link(chat, session, options);
-        const skills = this.skillsFor(options.workspacePath);
-        const tools = agent.enableTools && options.workspacePath ? this.toolsFor(chat, options.workspacePath, options.tools, skills) : undefined;
-        session.setLayer('skills.catalog', [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n'));
+        const skills = this.skillsFor(options.workspacePath, options.skills);
+        const tools = agent.enableTools && options.workspacePath ? this.toolsFor(chat, options.workspacePath, options.tools, skills, options.skills) : undefined;
+        session.setLayer('skills.catalog', skills ? [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n') : '');
         return { session, tools };
     }
 
@@ -293,7 +293,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             return ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref };
         });
         const text = input.text.trim();
-        const typed = !text ? [] : this.skillsFor(options.workspacePath).invoke(text) ?? [{ type: 'text' as const, text }];
+        const typed = !text ? [] : this.skillsFor(options.workspacePath, options.skills)?.invoke(text) ?? [{ type: 'text' as const, text }];
         return [...attached, ...typed];
     }
 
@@ -322,8 +322,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     }
 
     /** The built-in tools for a chat, confined to its workspace folder; write and execute ask the user in that chat. */
-    private toolsFor(chat: Chat, workspace: string, settings: ChatToolSettings | undefined, skills: SkillsEngine): ToolKitExecutor {
-        const key = JSON.stringify([workspace, settings ?? null, chat.original !== undefined]);
+    private toolsFor(chat: Chat, workspace: string, settings: ChatToolSettings | undefined, skills: SkillsEngine | undefined, skillSettings: ChatSkillSettings | undefined): ToolKitExecutor {
+        const key = JSON.stringify([workspace, settings ?? null, chat.original !== undefined, skillSettings ?? null]);
         if (chat.tools?.key !== key) {
             const original = chat.original;
             const executor = createToolExecutor({
@@ -335,12 +335,17 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         return chat.tools.executor;
     }
 
-    /** Skills of a workspace (and the user's), watched. */
-    private skillsFor(workspace: string | undefined): SkillsEngine {
-        const key = workspace ?? '';
+    /** Skills of a workspace (and the user's, and the extra folders), watched; undefined when the user turned skills off. */
+    private skillsFor(workspace: string | undefined, settings?: ChatSkillSettings): SkillsEngine | undefined {
+        if (settings?.enabled === false) {
+            return undefined;
+        }
+        const folders = settings?.folders.filter(folder => folder.trim()) ?? [];
+        const key = JSON.stringify([workspace ?? '', folders]);
         let engine = this.skills.get(key);
         if (!engine) {
-            engine = new SkillsEngine(defaultSkillRoots(workspace), { workspace }).start();
+            const roots = [...defaultSkillRoots(workspace), ...folders.map(dir => ({ dir, scope: 'user' as const }))];
+            engine = new SkillsEngine(roots, { workspace }).start();
             this.skills.set(key, engine);
         }
         return engine;

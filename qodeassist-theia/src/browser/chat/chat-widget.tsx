@@ -15,7 +15,7 @@ import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service
 import {
     AgentChoice, ATTACHMENT_LIMITS, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, QodeAssistChatService, RoleChoice, SkillChoice
 } from '../../common/chat-protocol';
-import { disabledReason, QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { disabledReason, QodeAssistPreferences, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
 import { QodeAssistChatClientImpl } from './chat-client';
 import { ChatErrorAction, OPEN_PREFERENCES_COMMAND } from './chat-error-affordance';
 import { SetupCard } from './setup-card';
@@ -286,7 +286,8 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             agent: this.agent || undefined,
             role: this.role || undefined,
             linked: this.linkedPaths(),
-            tools: toolSettingsOf(this.preferences)
+            tools: toolSettingsOf(this.preferences),
+            skills: skillSettingsOf(this.preferences)
         };
     }
 
@@ -574,7 +575,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         try {
             const workspace = this.workspacePath;
             [this.agents, this.roles, this.skills] = await Promise.all([
-                this.chatService.listAgents(workspace), this.chatService.listRoles(workspace), this.chatService.listSkills(workspace)
+                this.chatService.listAgents(workspace), this.chatService.listRoles(workspace), this.chatService.listSkills(workspace, skillSettingsOf(this.preferences))
             ]);
             this.update();
         } catch {

@@ -25,6 +25,7 @@ export * from './config/config-issue';
 export * from './config/config-file';
 export * from './config/config-layers';
 export * from './config/schemas';
+export * from './config/effective-profile';
 export * from './config/atomic-file';
 export * from './config/migrations';
 export * from './config/deep-merge';

@@ -32,6 +32,8 @@ export interface ResolvedAgent {
     maxOutputTokens: number;
     match: { file: string[]; path: string[]; project: string[] };
     renderSystemPrompt(): string;
+    /** The merged profile this agent was made from (fields, their files, the extends chain). */
+    profile: MergedAgent;
     /** The request body for a context; throws BodyTemplateError on a template failure. */
     renderBody(ctx: TemplateContext): Record<string, unknown>;
 }
@@ -177,6 +179,7 @@ function resolveAgent(
         url: endpointUrl(provider.url, profile.endpoint, model), protocol,
         enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, contextWindow: profile.context_window, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
         match: { file: profile.match?.file ?? [], path: profile.match?.path ?? [], project: profile.match?.project ?? [] },
+        profile: merged,
         renderSystemPrompt: () => renderSync(systemPrompt, { model, agent: agentFacts }).trim(),
         renderBody: ctx => body.render({
             ctx, model, agent: ctx.thinking === undefined ? agentFacts : { ...agentFacts, enable_thinking: ctx.thinking }, tools: ctx.tools

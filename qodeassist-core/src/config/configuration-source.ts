@@ -24,6 +24,8 @@ export interface MergedAgent {
     table: Table;
     /** Which file each field path came from, for line numbers. */
     origin: Map<string, ConfigFile>;
+    /** The files of the extends chain, the furthest base first and this profile's own last. */
+    chain: ConfigFile[];
 }
 
 /** Everything L1 reads: parsed, validated against the schemas, merged, but no template compiled yet. */
@@ -176,7 +178,8 @@ function resolveExtends(name: string, sources: Map<string, AgentSource>, issues:
     }
     let table: Table = {};
     const origin = new Map<string, ConfigFile>();
-    for (const source of chain.reverse()) {
+    chain.reverse();
+    for (const source of chain) {
         const own: Table = { ...source.raw };
         delete own.abstract;
         delete own.extends;
@@ -186,7 +189,7 @@ function resolveExtends(name: string, sources: Map<string, AgentSource>, issues:
         }
     }
     const own = sources.get(name)!;
-    return { name, file: own.file, abstract: own.raw.abstract === true, table, origin };
+    return { name, file: own.file, abstract: own.raw.abstract === true, table, origin, chain: chain.map(source => source.file) };
 }
 
 export function lineOf(merged: MergedAgent, fallback: ConfigFile, path: readonly (string | number)[]): { file: ConfigFile; line?: number } {

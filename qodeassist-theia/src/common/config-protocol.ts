@@ -133,6 +133,8 @@ export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClien
     applySetup(workspacePath: string | undefined, choice: SetupChoice): Promise<ProviderTest>;
     /** The request body the agent sends, rendered against a sample conversation. */
     agentPreview(workspacePath: string | undefined, agent: string): Promise<string>;
+    /** The agent's profile after `extends` as TOML, each field with the file it came from. */
+    agentProfile(workspacePath: string | undefined, agent: string): Promise<string>;
 }
 
 export interface QodeAssistConfigClient {

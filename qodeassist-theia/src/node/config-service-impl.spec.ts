@@ -73,6 +73,10 @@ describe('QodeAssistConfigServiceImpl', () => {
         assert.match(readFileSync(rosters, 'utf8'), /# my note/);
         assert.ok(existsSync(rosters));
         assert.match(await service.agentPreview(fixture.workspace, 'fake-openai'), /"model": "fake-model"/);
+        const profile = await service.agentProfile(fixture.workspace, 'fake-openai');
+        assert.match(profile, /^# "fake-openai" after extends: .*openai-base\.toml → .*fake-openai\.toml/);
+        assert.match(profile, /provider_instance = "fake-openai-provider" {2}# agents\/fake-openai\.toml/);
+        assert.match(profile, /\n# \[body\] from .*openai-base\.toml\n\[body\]\n/);
     });
 
     it('Quick Setup: needed while the chat agent cannot answer; a local preset that answers becomes first in the user\'s rosters', async () => {

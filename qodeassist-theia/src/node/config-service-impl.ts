@@ -1,5 +1,5 @@
 import {
-    CLIENT_APIS, ClientApi, createBuiltinTools, defaultSkillRoots, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, defaultSkillRoots, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
     syntheticContext, toErrorInfo, withRoster, WritableSecretsStore
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
@@ -256,12 +256,22 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
     }
 
     async agentPreview(workspacePath: string | undefined, name: string): Promise<string> {
+        const agent = this.agentNamed(workspacePath, name);
+        const context = syntheticContext();
+        return JSON.stringify(agent.renderBody({ ...context, system_prompt: agent.renderSystemPrompt() || context.system_prompt }), undefined, 2);
+    }
+
+    async agentProfile(workspacePath: string | undefined, name: string): Promise<string> {
+        const agent = this.agentNamed(workspacePath, name);
+        return effectiveProfileText(agent.profile, this.configurations.forWorkspace(workspacePath).current.modelOverrides[name]);
+    }
+
+    private agentNamed(workspacePath: string | undefined, name: string): ResolvedAgent {
         const agent = this.configurations.forWorkspace(workspacePath).current.agents.get(name);
         if (!agent) {
             throw new QodeAssistError({ category: 'Validation', message: `There is no agent "${name}".` });
         }
-        const context = syntheticContext();
-        return JSON.stringify(agent.renderBody({ ...context, system_prompt: agent.renderSystemPrompt() || context.system_prompt }), undefined, 2);
+        return agent;
     }
 
     dispose(): void {

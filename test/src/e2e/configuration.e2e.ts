@@ -85,6 +85,13 @@ describe('configuration view in Chromium', function () {
         assert.match(text, /# mine/);
         await view().locator('tr[data-agent=fake-chat] [data-action=preview]').click();
         assert.match(await view().locator('.qa-config-preview[data-agent=fake-chat]').textContent() ?? '', /"model": "fake-model"/);
+        await view().locator('tr[data-agent=fake-chat] [data-action=profile]').click();
+        const profile = await view().locator('.qa-config-preview[data-agent=fake-chat][data-kind=profile]').textContent() ?? '';
+        assert.match(profile, /^# "fake-chat" after extends: bundled:agents\/openai-base\.toml → agents\/fake-chat\.toml/);
+        assert.match(profile, /endpoint = "\/chat\/completions" {2}# bundled:agents\/openai-base\.toml/, 'each field names the file it came from');
+        assert.match(profile, /model = "fake-model" {2}# agents\/fake-chat\.toml/);
+        await view().locator('.qa-config-preview[data-kind=profile]').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: screenshotPath('config-effective-profile') });
     });
 
     it('duplicates and deletes refactor instructions', async () => {

@@ -54,7 +54,7 @@ export class ConfigurationWidget extends ReactWidget {
 
     protected overview: ConfigOverview | undefined;
     protected tests: Record<string, ProviderTest | 'testing'> = {};
-    protected preview: { agent: string; text: string } | undefined;
+    protected preview: { agent: string; kind: 'body' | 'profile'; text: string } | undefined;
     protected rosters: Record<string, string[]> = {};
     protected instructions: SavedInstruction[] = [];
     protected mcpServer: McpServerStatus | undefined;
@@ -111,6 +111,20 @@ export class ConfigurationWidget extends ReactWidget {
             this.messages.error(error instanceof Error ? error.message : String(error));
         }
         await this.refresh();
+    }
+
+    /** Shows an agent's effective profile or rendered request body below the table; the same button again hides it. */
+    protected togglePreview(agent: string, kind: 'body' | 'profile'): void {
+        if (this.preview?.agent === agent && this.preview.kind === kind) {
+            this.preview = undefined;
+            this.update();
+            return;
+        }
+        const text = kind === 'body' ? this.service.agentPreview(this.workspacePath, agent) : this.service.agentProfile(this.workspacePath, agent);
+        void text.then(value => {
+            this.preview = { agent, kind, text: value };
+            this.update();
+        });
     }
 
     protected openFile(file: string, line?: number): void {
@@ -268,7 +282,7 @@ export class ConfigurationWidget extends ReactWidget {
             <h2>{nls.localize('qodeassist/config/agents', 'Agents')}</h2>
             <table className='qa-config-table'>
                 <thead><tr><th>Name</th><th>Provider</th><th>Model</th><th>Rosters</th><th /></tr></thead>
-                <tbody>{overview.agents.map(agent => <tr key={agent.name} data-agent={agent.name} title={agent.description}>
+                <tbody>{overview.agents.map(agent => <React.Fragment key={agent.name}><tr data-agent={agent.name} title={agent.description}>
                     <td>{agent.name}</td><td>{agent.provider}</td>
                     <td><input className='theia-input qa-config-model' data-field='model' title={nls.localize('qodeassist/config/modelHint', 'The model this agent uses; a change is kept in ~/.qodeassist/agent_models.json (empty: back to the profile\'s)')}
                         key={`${agent.name}:${agent.model}`} defaultValue={agent.model}
@@ -283,15 +297,18 @@ export class ConfigurationWidget extends ReactWidget {
                     </td>
                     <td>{agent.rosters.join(', ')}</td>
                     <td className='qa-config-actions'>
-                        <button className='theia-button secondary' data-action='preview' onClick={() => void this.service.agentPreview(this.workspacePath, agent.name).then(text => {
-                            this.preview = this.preview?.agent === agent.name ? undefined : { agent: agent.name, text };
-                            this.update();
-                        })}>{nls.localize('qodeassist/config/body', 'Request body')}</button>
+                        <button className='theia-button secondary' data-action='profile' onClick={() => this.togglePreview(agent.name, 'profile')}>
+                            {nls.localize('qodeassist/config/profile', 'Profile')}</button>
+                        <button className='theia-button secondary' data-action='preview' onClick={() => this.togglePreview(agent.name, 'body')}>
+                            {nls.localize('qodeassist/config/body', 'Request body')}</button>
                         <button className='qa-icon-button' title={agent.file} onClick={() => this.openFile(agent.file)}><i className={codicon('go-to-file')} /></button>
                     </td>
-                </tr>)}</tbody>
+                </tr>
+                {this.preview?.agent === agent.name && <tr className='qa-config-preview-row'><td colSpan={5}>
+                    <pre className='qa-config-preview' data-agent={this.preview.agent} data-kind={this.preview.kind}>{this.preview.text}</pre>
+                </td></tr>}
+                </React.Fragment>)}</tbody>
             </table>
-            {this.preview && <pre className='qa-config-preview' data-agent={this.preview.agent}>{this.preview.text}</pre>}
         </section>;
     }
 

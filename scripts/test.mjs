@@ -65,6 +65,7 @@ count(await run('npm', ['run', '--silent', 'lint'], { cwd: ROOT }) === 0);
 await mocha('unit-and-integration', [
     'qodeassist-core/lib/**/*.spec.js',
     'qodeassist-theia/lib/**/*.spec.js',
+    'browser-app/example/lib/**/*.spec.js',
     'test/lib/**/*.spec.js'
 ], 20_000);
 

@@ -21,7 +21,7 @@ function newestMtime(path) {
     return newest;
 }
 
-const TS_PACKAGES = ['qodeassist-core', 'qodeassist-theia', 'test'];
+const TS_PACKAGES = ['qodeassist-core', 'qodeassist-theia', 'test', 'browser-app/example'];
 
 /** tsc -b never deletes the output of a removed source; a stale spec would still run. */
 function removeStaleOutputs(libDir, srcDir) {
@@ -49,7 +49,7 @@ export async function compileTypeScript() {
     return await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.json'], { cwd: ROOT }) === 0;
 }
 
-const APP_INPUTS = ['qodeassist-core/lib', 'qodeassist-theia/lib', 'qodeassist-theia/src/browser/style', 'package-lock.json'];
+const APP_INPUTS = ['qodeassist-core/lib', 'qodeassist-theia/lib', 'qodeassist-theia/src/browser/style', 'browser-app/example/lib', 'package-lock.json'];
 
 /** Bundles a Theia application unless nothing it is built from changed since its last bundle. */
 export async function buildTheiaApp(app) {

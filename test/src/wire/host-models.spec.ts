@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
 import {
-    AssistantTurn, CancelledError, EventBatch, HostModelPart, HostModelRequest, HostModels, listModels, QodeAssistError, ResponseEvent, streamWire, ToolCall,
+    CancelledError, HostModelPart, HostModelRequest, HostModels, listModels, QodeAssistError, streamWire, ToolCall,
     ToolExecutor, ToolLoopRunner, WIRE_PROTOCOLS, WireRequest
 } from '@qodeassist/core';
+import { drain } from './stream-summary';
 
 /** A host (the IDE's models) that answers each request with the next scripted rounds of parts, and keeps what it was asked. */
 class ScriptedHost implements HostModels {
@@ -25,17 +26,6 @@ class ScriptedHost implements HostModels {
             }
             yield batch;
         }
-    }
-}
-
-async function drain(generator: AsyncGenerator<EventBatch, AssistantTurn | undefined>): Promise<{ events: ResponseEvent[]; turn: AssistantTurn | undefined }> {
-    const events: ResponseEvent[] = [];
-    for (;;) {
-        const next = await generator.next();
-        if (next.done) {
-            return { events, turn: next.value };
-        }
-        events.push(...next.value);
     }
 }
 

@@ -1,4 +1,5 @@
-import { ResponseEvent } from '@qodeassist/core';
+import * as assert from 'node:assert/strict';
+import { AssistantTurn, EventBatch, ResponseEvent } from '@qodeassist/core';
 
 /** The facts a recorded stream must yield, in a form a test table can state exactly. */
 export interface StreamSummary {
@@ -49,4 +50,17 @@ export function summarize(events: ResponseEvent[]): StreamSummary {
         }
     }
     return summary;
+}
+
+/** Reads a wire stream to its end: every event in order (batches are never empty), and the turn it returned. */
+export async function drain(generator: AsyncGenerator<EventBatch, AssistantTurn | undefined>): Promise<{ events: ResponseEvent[]; turn: AssistantTurn | undefined }> {
+    const events: ResponseEvent[] = [];
+    for (;;) {
+        const next = await generator.next();
+        if (next.done) {
+            return { events, turn: next.value };
+        }
+        assert.ok(next.value.length > 0, 'batches are never empty');
+        events.push(...next.value);
+    }
 }

@@ -2,10 +2,11 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-    AssistantTurn, CancelledError, EventBatch, ResponseEvent, ToolCall, ToolExecutor, ToolLoopRunner, WIRE_PROTOCOLS, WireRequest
+    CancelledError, ToolCall, ToolExecutor, ToolLoopRunner, WIRE_PROTOCOLS, WireRequest
 } from '@qodeassist/core';
 import { FakeProviderServer, FIXTURES_DIR } from '../fake-provider/fake-provider-server';
 import { PROTOCOL_CASES } from './protocol-cases';
+import { drain } from './stream-summary';
 
 /** Deterministic tools: the first call succeeds, any search fails, so both result shapes are replayed. */
 class ScriptedTools implements ToolExecutor {
@@ -16,18 +17,6 @@ class ScriptedTools implements ToolExecutor {
             return { content: 'Search failed: the pattern matches too many files.', isError: true };
         }
         return { content: `result of ${call.name} ${JSON.stringify(call.arguments)}` };
-    }
-}
-
-async function drain(generator: AsyncGenerator<EventBatch, AssistantTurn | undefined>): Promise<{ events: ResponseEvent[]; turn: AssistantTurn | undefined }> {
-    const events: ResponseEvent[] = [];
-    for (;;) {
-        const next = await generator.next();
-        if (next.done) {
-            return { events, turn: next.value };
-        }
-        assert.ok(next.value.length > 0, 'batches are never empty');
-        events.push(...next.value);
     }
 }
 

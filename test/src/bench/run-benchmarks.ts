@@ -120,6 +120,9 @@ async function main(): Promise<void> {
             `${setup.pauseMs} ms at a few points per line; both apps debounce ${setup.debounceMs} ms. The page records every keystroke and every`,
             'change of the ghost text (MutationObserver); *keystroke → ghost text* is the time from the last key before a stop to the',
             'first correct suggestion; a *stale* suggestion is ghost text that does not fit what had been typed when it showed.',
+            'A stop is *typed through* when the suggestion already on screen still fitted (no request needed); the overhead is taken',
+            'over the stops that had to be fetched. QodeAssist asks nothing right after `.` (a member name is the language server\'s',
+            'job): those stops show nothing by design.',
             '',
             table
         ].join('\n'));

@@ -41,6 +41,8 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
     protected latestSent = 0;
     /** Characters typed per model since its last request, for the typed-character threshold. */
     protected readonly typed = new Map<string, number>();
+    /** When each model was last edited: the debounce is quiet time since the last keystroke, not since Monaco asked. */
+    protected readonly editedAt = new Map<string, number>();
 
     onStart(): void {
         this.toDispose.push(monaco.languages.registerInlineCompletionsProvider('*', {
@@ -53,12 +55,14 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             const listening = this.toDispose.push(model.onDidChangeContent(event => {
                 const inserted = event.changes.reduce((sum, change) => sum + change.text.length, 0);
                 this.typed.set(key, (this.typed.get(key) ?? 0) + inserted);
+                this.editedAt.set(key, performance.now());
             }));
             // Models come and go with editors: forget each one when it goes.
             const closing = model.onWillDispose(() => {
                 listening.dispose();
                 closing.dispose();
                 this.typed.delete(key);
+                this.editedAt.delete(key);
             });
         };
         monaco.editor.getModels().forEach(watch);
@@ -110,7 +114,9 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             if (decision === 'normal' && (this.typed.get(key) ?? 0) < this.preferences['qodeassist.completion.minTypedChars']) {
                 return none;
             }
-            await delay(this.preferences['qodeassist.completion.debounceMs']);
+            // Monaco asks only after its own short debounce: wait just what is left of ours since the last keystroke.
+            const quiet = performance.now() - (this.editedAt.get(key) ?? 0);
+            await delay(Math.max(0, this.preferences['qodeassist.completion.debounceMs'] - quiet));
             if (token.isCancellationRequested) {
                 return none;
             }

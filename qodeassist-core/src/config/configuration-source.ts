@@ -179,10 +179,14 @@ function resolveExtends(name: string, sources: Map<string, AgentSource>, issues:
     let table: Table = {};
     const origin = new Map<string, ConfigFile>();
     chain.reverse();
-    for (const source of chain) {
+    for (const [index, source] of chain.entries()) {
         const own: Table = { ...source.raw };
         delete own.abstract;
         delete own.extends;
+        if (index < chain.length - 1) {
+            // A description says what its own file is ("Abstract base of every…"); it is not inherited.
+            delete own.description;
+        }
         table = deepMerge(table, own);
         for (const path of leafPaths(own)) {
             origin.set(path.join('.'), source.file);

@@ -140,6 +140,15 @@ describe('configuration loader', () => {
         assert.equal(body.raw, true);
     });
 
+    it('does not inherit a base\'s description: it says what its own file is', () => {
+        fixture.user_('agents/plain.toml', agentToml('name = "plain"\nextends = "claude-chat"'));
+        fixture.user_('agents/told.toml', agentToml('name = "told"\nextends = "claude-chat"\ndescription = "Claude for reviews"'));
+        const configuration = fixture.load();
+        assert.equal(configuration.agents.get('plain')!.description, undefined, 'not "Chat with Claude Sonnet…" of claude-chat');
+        assert.equal(configuration.agents.get('told')!.description, 'Claude for reviews');
+        assert.match(configuration.agents.get('claude-chat')!.description ?? '', /Chat with Claude/, 'a profile keeps its own');
+    });
+
     it('lets an empty string remove a field the base sets', () => {
         fixture.user_('agents/quiet.toml', agentToml('name = "quiet"\nextends = "claude-chat"\n\n[body]\ntools = ""\nthinking = ""'));
         const configuration = fixture.load();

@@ -18,6 +18,7 @@ import { ConfigurationContribution } from './config/configuration-contribution';
 import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-widget';
 import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
+import { QodeAssistSwitch } from './qodeassist-switch';
 import { LogClientImpl, LogContribution } from './log-contribution';
 import { QODEASSIST_LOG_PATH, QodeAssistLogService } from '../common/log-protocol';
 import { RefactorContribution } from './refactor/refactor-contribution';
@@ -27,6 +28,7 @@ import '../../src/browser/style/qodeassist.css';
 
 export default new ContainerModule(bind => {
     bindQodeAssistPreferences(bind);
+    bind(QodeAssistSwitch).toSelf().inSingletonScope();
 
     bind(ChatFileEdits).toSelf().inSingletonScope();
     bind(QodeAssistChatClientImpl).toSelf().inSingletonScope();

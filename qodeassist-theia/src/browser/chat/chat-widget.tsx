@@ -1,12 +1,11 @@
-import { AIActivationService } from '@theia/ai-core/lib/browser/ai-activation-service';
 import type { ContentRef, ContextManifest } from '@qodeassist/core';
-import { CommandService, DisposableCollection, nls, PreferenceService } from '@theia/core';
+import { CommandService, DisposableCollection, nls } from '@theia/core';
 import { codicon, Message, OpenerService, open, StatefulWidget } from '@theia/core/lib/browser';
 import { ClipboardService } from '@theia/core/lib/browser/clipboard-service';
 import { ExtractableWidget } from '@theia/core/lib/browser/widgets/extractable-widget';
 import { ReactWidget } from '@theia/core/lib/browser/widgets/react-widget';
 import URI from '@theia/core/lib/common/uri';
-import { inject, injectable, optional, postConstruct } from '@theia/core/shared/inversify';
+import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import * as React from '@theia/core/shared/react';
 import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { FileDialogService } from '@theia/filesystem/lib/browser/file-dialog/file-dialog-service';
@@ -15,7 +14,8 @@ import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service
 import {
     AgentChoice, ATTACHMENT_LIMITS, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, QodeAssistChatService, RoleChoice, SkillChoice
 } from '../../common/chat-protocol';
-import { disabledReason, QodeAssistPreferences, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
+import { QodeAssistPreferences, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
+import { QodeAssistSwitch } from '../qodeassist-switch';
 import { QodeAssistChatClientImpl } from './chat-client';
 import { ChatErrorAction, OPEN_PREFERENCES_COMMAND } from './chat-error-affordance';
 import { SetupCard } from './setup-card';
@@ -101,8 +101,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     @inject(QodeAssistChatClientImpl) protected readonly chatClient: QodeAssistChatClientImpl;
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
     @inject(QodeAssistConfigService) protected readonly configService: QodeAssistConfigService;
-    @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
-    @inject(AIActivationService) @optional() protected readonly activation?: AIActivationService;
+    @inject(QodeAssistSwitch) protected readonly qodeAssistSwitch: QodeAssistSwitch;
     @inject(CommandService) protected readonly commands: CommandService;
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
     @inject(EditorManager) protected readonly editors: EditorManager;
@@ -314,7 +313,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         if ((!message && this.attachments.length === 0) || this.busy) {
             return;
         }
-        const off = disabledReason(this.preferences, this.preferenceService, this.activation);
+        const off = this.qodeAssistSwitch.offReason;
         if (off) {
             this.composerError = off;
             this.update();

@@ -1,14 +1,14 @@
-import { AIActivationService } from '@theia/ai-core/lib/browser/ai-activation-service';
 import { Command, CommandContribution, CommandRegistry, DisposableCollection, PreferenceService } from '@theia/core';
 import { FrontendApplicationContribution, KeybindingContribution, KeybindingRegistry } from '@theia/core/lib/browser';
 import URI from '@theia/core/lib/common/uri';
-import { inject, injectable, optional } from '@theia/core/shared/inversify';
+import { inject, injectable } from '@theia/core/shared/inversify';
 import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import * as monaco from '@theia/monaco-editor-core';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../../common/completion-protocol';
 import { openEditorFiles } from '../open-editors';
-import { disabledReason, QodeAssistPreferences } from '../qodeassist-preferences';
+import { QodeAssistPreferences } from '../qodeassist-preferences';
+import { QodeAssistSwitch } from '../qodeassist-switch';
 import { placeOf } from '../workspace-paths';
 import { CompletionStatus, SHOW_COMPLETION_LOG } from './completion-status';
 import { triggerDecision } from './completion-trigger';
@@ -31,7 +31,7 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
     @inject(QodeAssistCompletionService) protected readonly service: QodeAssistCompletionService;
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
     @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
-    @inject(AIActivationService) @optional() protected readonly activation?: AIActivationService;
+    @inject(QodeAssistSwitch) protected readonly qodeAssistSwitch: QodeAssistSwitch;
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
     @inject(EditorManager) protected readonly editors: EditorManager;
     @inject(CompletionStatus) protected readonly status: CompletionStatus;
@@ -156,7 +156,7 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
         if (!explicit && !this.preferences['qodeassist.completion.enabled']) {
             return false;
         }
-        if (disabledReason(this.preferences, this.preferenceService, this.activation)) {
+        if (this.qodeAssistSwitch.offReason) {
             return false;
         }
         if (model.uri.scheme !== 'file' || this.preferences['qodeassist.completion.disabledLanguages'].includes(model.getLanguageId())) {

@@ -1,13 +1,13 @@
-import { AIActivationService } from '@theia/ai-core/lib/browser/ai-activation-service';
 import type { PermissionAnswer, PermissionRequest } from '@qodeassist/core';
-import { Command, CommandContribution, CommandRegistry, Emitter, Event, MessageService, nls, PreferenceService, QuickInputService, QuickPickItem } from '@theia/core';
+import { Command, CommandContribution, CommandRegistry, Emitter, Event, MessageService, nls, QuickInputService, QuickPickItem } from '@theia/core';
 import { ConfirmDialog, FrontendApplicationContribution } from '@theia/core/lib/browser';
-import { inject, injectable, optional } from '@theia/core/shared/inversify';
+import { inject, injectable } from '@theia/core/shared/inversify';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { WorkspaceTrustService } from '@theia/workspace/lib/browser/workspace-trust-service';
 import { McpServerState, McpServerStatus, QodeAssistMcpClient, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistChatClientImpl } from '../chat/chat-client';
-import { disabledReason, QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { QodeAssistSwitch } from '../qodeassist-switch';
 
 export namespace QodeAssistMcpCommands {
     export const SERVERS: Command = Command.toLocalizedCommand({ id: 'qodeassist.mcp.servers', category: 'QodeAssist', label: 'MCP Servers…' }, 'qodeassist/mcp/servers');
@@ -46,8 +46,7 @@ export class McpContribution implements FrontendApplicationContribution, Command
     @inject(WorkspaceTrustService) protected readonly trust: WorkspaceTrustService;
     @inject(MessageService) protected readonly messages: MessageService;
     @inject(QuickInputService) protected readonly quickInput: QuickInputService;
-    @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
-    @inject(AIActivationService) @optional() protected readonly activation?: AIActivationService;
+    @inject(QodeAssistSwitch) protected readonly qodeAssistSwitch: QodeAssistSwitch;
 
     protected lastError: string | undefined;
 
@@ -90,7 +89,7 @@ export class McpContribution implements FrontendApplicationContribution, Command
     protected async doApplySettings(): Promise<void> {
         const trusted = await this.trust.getWorkspaceTrust();
         const status = await this.service.configureServer({
-            enabled: this.preferences['qodeassist.mcp.server.enabled'] && trusted && !disabledReason(this.preferences, this.preferenceService, this.activation),
+            enabled: this.preferences['qodeassist.mcp.server.enabled'] && trusted && !this.qodeAssistSwitch.offReason,
             port: this.preferences['qodeassist.mcp.server.port'],
             host: this.preferences['qodeassist.mcp.server.host'],
             allowedOrigins: this.preferences['qodeassist.mcp.server.allowedOrigins'],

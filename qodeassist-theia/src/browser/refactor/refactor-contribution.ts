@@ -1,11 +1,10 @@
-import { AIActivationService } from '@theia/ai-core/lib/browser/ai-activation-service';
 import {
-    Command, CommandContribution, CommandRegistry, Disposable, MenuContribution, MenuModelRegistry, MessageService, nls, PreferenceService, QuickInputService, QuickPickItem
+    Command, CommandContribution, CommandRegistry, Disposable, MenuContribution, MenuModelRegistry, MessageService, nls, QuickInputService, QuickPickItem
 } from '@theia/core';
 import { KeybindingContribution, KeybindingRegistry, open, OpenerService, StorageService } from '@theia/core/lib/browser';
 import { ContextKey, ContextKeyService } from '@theia/core/lib/browser/context-key-service';
 import URI from '@theia/core/lib/common/uri';
-import { inject, injectable, optional, postConstruct } from '@theia/core/shared/inversify';
+import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import { EDITOR_CONTEXT_MENU } from '@theia/editor/lib/browser/editor-menu';
 import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { MonacoEditor } from '@theia/monaco/lib/browser/monaco-editor';
@@ -16,7 +15,8 @@ import { QodeAssistRefactorService, RefactorAnswer, SavedInstruction } from '../
 import { QodeAssistChatClientImpl } from '../chat/chat-client';
 import { OPEN_PREFERENCES_COMMAND } from '../chat/chat-error-affordance';
 import { openEditorFiles } from '../open-editors';
-import { disabledReason, QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { QodeAssistSwitch } from '../qodeassist-switch';
 import { placeOf } from '../workspace-paths';
 import { InlineRefactor, RefactorHost, RefactorRun } from './inline-refactor';
 
@@ -56,8 +56,7 @@ export class RefactorContribution implements CommandContribution, KeybindingCont
     @inject(OpenerService) protected readonly openers: OpenerService;
     @inject(StorageService) protected readonly storage: StorageService;
     @inject(CommandRegistry) protected readonly commands: CommandRegistry;
-    @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
-    @inject(AIActivationService) @optional() protected readonly activation?: AIActivationService;
+    @inject(QodeAssistSwitch) protected readonly qodeAssistSwitch: QodeAssistSwitch;
 
     /** One refactor per editor at most. */
     protected readonly refactors = new Map<monaco.editor.ICodeEditor, InlineRefactor>();
@@ -112,7 +111,7 @@ export class RefactorContribution implements CommandContribution, KeybindingCont
         if (!control?.getModel()) {
             return;
         }
-        const off = disabledReason(this.preferences, this.preferenceService, this.activation);
+        const off = this.qodeAssistSwitch.offReason;
         if (off) {
             this.messages.warn(off);
             return;

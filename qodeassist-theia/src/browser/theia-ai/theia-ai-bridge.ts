@@ -1,13 +1,13 @@
-import { AIActivationService } from '@theia/ai-core/lib/browser/ai-activation-service';
-import { ILogger, PreferenceService } from '@theia/core';
+import { ILogger } from '@theia/core';
 import { FrontendApplicationContribution } from '@theia/core/lib/browser';
-import { inject, injectable, optional } from '@theia/core/shared/inversify';
+import { inject, injectable } from '@theia/core/shared/inversify';
 import { createToolCallError, ToolInvocationContext, ToolInvocationRegistry, ToolRequest, ToolRequestParameters } from '@theia/ai-core/lib/common';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { ChatToolSettings } from '../../common/chat-protocol';
 import { McpClientImpl } from '../mcp/mcp-contribution';
 import { QodeAssistLanguageModelsService, QodeAssistTheiaToolsService, TheiaToolInfo } from '../../common/theia-tools-protocol';
-import { disabledReason, QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
+import { QodeAssistSwitch } from '../qodeassist-switch';
 import { firstRootPath } from '../workspace-paths';
 
 /** The provider name QodeAssist's tools carry in Theia AI (its tool settings group them by it). */
@@ -37,8 +37,7 @@ export class TheiaAiBridge implements FrontendApplicationContribution {
     @inject(QodeAssistLanguageModelsService) protected readonly languageModels: QodeAssistLanguageModelsService;
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
-    @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
-    @inject(AIActivationService) @optional() protected readonly activation?: AIActivationService;
+    @inject(QodeAssistSwitch) protected readonly qodeAssistSwitch: QodeAssistSwitch;
     @inject(McpClientImpl) protected readonly mcp: McpClientImpl;
     @inject(ILogger) protected readonly logger: ILogger;
 
@@ -50,17 +49,12 @@ export class TheiaAiBridge implements FrontendApplicationContribution {
         };
         this.workspace.onWorkspaceChanged(refresh);
         this.preferences.onPreferenceChanged(change => {
-            if (change.preferenceName === 'qodeassist.enabled' || change.preferenceName.startsWith('qodeassist.tools.') || change.preferenceName === 'qodeassist.build.command') {
+            if (change.preferenceName.startsWith('qodeassist.tools.') || change.preferenceName === 'qodeassist.build.command') {
                 refresh();
             }
         });
-        this.preferenceService.onPreferenceChanged(change => {
-            if (change.preferenceName === 'ai-features.AiEnable.enableAI') {
-                refresh();
-            }
-        });
+        this.qodeAssistSwitch.onDidChange(refresh);
         this.mcp.onDidChange(refresh);
-        this.activation?.onDidChangeActiveStatus(refresh);
         void this.workspace.roots.then(refresh);
     }
 
@@ -68,7 +62,7 @@ export class TheiaAiBridge implements FrontendApplicationContribution {
     protected async refresh(): Promise<void> {
         const root = firstRootPath(this.workspace);
         const settings = toolSettingsOf(this.preferences);
-        const enabled = !disabledReason(this.preferences, this.preferenceService, this.activation);
+        const enabled = !this.qodeAssistSwitch.offReason;
         let tools: TheiaToolInfo[] = [];
         try {
             await this.languageModels.publish(root, enabled);

@@ -58,9 +58,9 @@ export class ToolKitExecutor implements ToolExecutor {
         return this.enabledTools().map(tool => toolDefinition(tool));
     }
 
-    /** The permission class of an enabled tool (read, write, execute); undefined for an unknown or disabled one. */
-    permissionOf(name: string): PermissionClass | undefined {
-        return this.enabledTools().find(tool => tool.name === name)?.permission;
+    /** The enabled tools' definitions with their permission class (read, write, execute), for hosts that show or gate them. */
+    catalog(): Array<CtxTool & { permission: PermissionClass }> {
+        return this.enabledTools().map(tool => ({ ...toolDefinition(tool), permission: tool.permission }));
     }
 
     async execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<ToolExecution> {

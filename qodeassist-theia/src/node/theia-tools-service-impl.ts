@@ -25,8 +25,7 @@ export class QodeAssistTheiaToolsServiceImpl implements QodeAssistTheiaToolsServ
     }
 
     async tools(workspace: string, settings: ChatToolSettings): Promise<TheiaToolInfo[]> {
-        const executor = this.executorFor(workspace, settings);
-        return executor.definitions().map(tool => ({ ...tool, permission: executor.permissionOf(tool.name) ?? 'execute' }));
+        return this.executorFor(workspace, settings).catalog();
     }
 
     async run(workspace: string, settings: ChatToolSettings, call: TheiaToolCall): Promise<{ content: string; isError: boolean }> {

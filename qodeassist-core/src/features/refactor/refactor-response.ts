@@ -34,7 +34,6 @@ export function hasFencedBlock(raw: string): boolean {
     return firstFencedBlock(withoutThinkBlocks(raw)) !== undefined;
 }
 
-
 /**
  * The content of the first fenced block; undefined when the answer has no fence. While
  * streaming, an open fence yields what came so far, minus a line that may be its closing fence.

@@ -5,6 +5,7 @@ import {
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
+import { EventCoalescer } from './event-coalescer';
 import { McpHubs } from './mcp-service-impl';
 import { SessionPools } from './session-pools';
 import { TheiaHostModels } from './theia-host-models';
@@ -52,6 +53,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     private readonly chats = new Map<string, Chat>();
     private readonly pools: SessionPools;
     private readonly skills = new Map<string, SkillsEngine>();
+    /** Each chat's events on their way to the browser, deltas joined per interval. */
+    private readonly outboxes = new Map<string, EventCoalescer<ChatEvent>>();
     /** Saves under way, also of chats closed meanwhile. */
     private readonly writing = new Set<Promise<void>>();
 
@@ -182,6 +185,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         const chat = this.chats.get(chatId);
         this.chats.delete(chatId);
         await chat?.session?.cancel();
+        this.outboxes.get(chatId)?.dispose();
+        this.outboxes.delete(chatId);
         await chat?.saving;
     }
 
@@ -242,6 +247,10 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             void chat.session?.cancel();
         }
         this.chats.clear();
+        for (const outbox of this.outboxes.values()) {
+            outbox.dispose();
+        }
+        this.outboxes.clear();
         this.pools.dispose();
         for (const engine of this.skills.values()) {
             engine.dispose();
@@ -363,7 +372,12 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             chat.record.edits[editId] = { ...event.fileEdit, state: 'applied' };
             return { ...event, editId };
         });
-        this.client?.onSessionEvents(chat.id, forwarded);
+        let outbox = this.outboxes.get(chat.id);
+        if (!outbox) {
+            outbox = new EventCoalescer(batch => this.client?.onSessionEvents(chat.id, batch));
+            this.outboxes.set(chat.id, outbox);
+        }
+        outbox.push(forwarded);
         if (events.some(isTerminal)) {
             this.save(chat);
         }

@@ -52,7 +52,11 @@ describe('chat Markdown', () => {
 
     it('starts over when the text is replaced rather than extended', () => {
         const stream = new MarkdownStream();
-        stream.update(['first\n\nsecond\n']);
-        assert.deepEqual(stream.update(['other'], true).blocks, ['<p>other</p>\n']);
+        const before = stream.update(['first\n\nsecond\n'], true).blocks;
+        const after = stream.update(['other'], true).blocks;
+        assert.deepEqual(after, ['<p>other</p>\n']);
+        // The view keeps finished blocks by the array's identity: a new text must come in a new array.
+        assert.notEqual(after, before);
+        assert.deepEqual(before, ['<p>first</p>\n<p>second</p>\n']);
     });
 });

@@ -89,7 +89,8 @@ export function renderChatMarkdown(text: string, options: { highlight?: boolean 
  * whole text get copied (a string grown by `+=` is flattened whenever it is read).
  */
 export class MarkdownStream {
-    private readonly stable: string[] = [];
+    /** Replaced, not emptied, on a reset: the view keeps finished blocks by this array's identity. */
+    private stable: string[] = [];
     private source: readonly string[] | undefined;
     private consumed = 0;
     /** The text after the stable blocks. */
@@ -121,7 +122,7 @@ export class MarkdownStream {
     }
 
     private reset(source: readonly string[]): void {
-        this.stable.length = 0;
+        this.stable = [];
         this.source = source;
         this.consumed = 0;
         this.pending = '';

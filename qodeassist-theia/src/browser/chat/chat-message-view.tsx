@@ -108,10 +108,29 @@ function MarkdownView({ chunks, final }: { chunks: readonly string[]; final: boo
     </div>;
 }
 
-/** The finished blocks only grow: re-rendered when one is added, not for every batch of the tail. */
-const StableBlocks = React.memo(function StableBlocks({ blocks }: { blocks: readonly string[]; count: number }): React.ReactElement {
-    return <>{blocks.map((html, index) => <div key={index} className='qa-md-block' dangerouslySetInnerHTML={{ __html: html }} />)}</>;
+/** Finished blocks per group: a full group never renders again. */
+const BLOCK_GROUP = 16;
+
+/**
+ * The finished blocks only grow: re-rendered when one is added, not for every batch of the tail,
+ * and then only the last group of them. Rendering every block for each new one would make
+ * elements for all of them, hundreds in a long answer, every time.
+ */
+const StableBlocks = React.memo(function StableBlocks({ blocks, count }: { blocks: readonly string[]; count: number }): React.ReactElement {
+    const groups: React.ReactElement[] = [];
+    for (let start = 0; start < count; start += BLOCK_GROUP) {
+        groups.push(<BlockGroup key={start} blocks={blocks} start={start} end={Math.min(start + BLOCK_GROUP, count)} />);
+    }
+    return <>{groups}</>;
 }, (previous, next) => previous.blocks === next.blocks && previous.count === next.count);
+
+const BlockGroup = React.memo(function BlockGroup({ blocks, start, end }: { blocks: readonly string[]; start: number; end: number }): React.ReactElement {
+    const group: React.ReactElement[] = [];
+    for (let index = start; index < end; index++) {
+        group.push(<div key={index} className='qa-md-block' dangerouslySetInnerHTML={{ __html: blocks[index] }} />);
+    }
+    return <>{group}</>;
+}, (previous, next) => previous.blocks === next.blocks && previous.start === next.start && previous.end === next.end);
 
 function ToolView({ tool, actions, message }: { tool: ToolActivity; actions: MessageActions; message: ChatMessage }): React.ReactElement {
     const icon = tool.status === 'running' ? `${codicon('loading')} theia-animation-spin` : tool.status === 'error' ? codicon('error') : codicon('check');

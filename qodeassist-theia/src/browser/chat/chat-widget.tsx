@@ -51,14 +51,53 @@ interface ChatViewState {
 }
 
 /** Keeps the newest content in view after every render while the user has not scrolled up. */
-function ScrollAnchor({ stick }: { stick: boolean }): React.ReactElement {
+function ScrollAnchor({ stick }: { stick: () => boolean }): React.ReactElement {
     const anchor = React.useRef<HTMLDivElement>(null);
     React.useLayoutEffect(() => {
-        if (stick) {
+        if (stick()) {
             anchor.current?.scrollIntoView({ block: 'end' });
         }
     });
     return <div ref={anchor} className='qa-scroll-anchor' />;
+}
+
+/** Tells the message list that the streaming answer changed, without rendering the rest of the view. */
+class MessagesChanged {
+    private revision = 0;
+    private readonly listeners = new Set<() => void>();
+    readonly subscribe = (listener: () => void): () => void => {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    };
+    readonly current = (): number => this.revision;
+    fire(): void {
+        this.revision++;
+        for (const listener of this.listeners) {
+            listener();
+        }
+    }
+}
+
+interface MessageListProps {
+    messages: readonly ChatMessage[];
+    changed: MessagesChanged;
+    permissions: readonly PendingPermission[];
+    actions: MessageActions;
+    stick: () => boolean;
+}
+
+/**
+ * The chat's messages. While an answer streams only this list renders again, on `changed`: the
+ * toolbar and the composer (pickers, chips, buttons) stay as they are, and no React elements are
+ * made for them every batch only to be thrown away.
+ */
+function MessageList({ messages, changed, permissions, actions, stick }: MessageListProps): React.ReactElement {
+    React.useSyncExternalStore(changed.subscribe, changed.current);
+    return <>
+        {messages.map(message => <MessageView key={message.id} message={message} revision={message.revision}
+            permissions={message.status === 'streaming' ? permissions : NO_PERMISSIONS} actions={actions} />)}
+        <ScrollAnchor stick={stick} />
+    </>;
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -211,23 +250,32 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
 
     /**
      * Renders a streaming answer at most every STREAM_RENDER_MS: a provider sends far more
-     * batches than anyone can read, and each render costs layout. The end renders at once.
+     * batches than anyone can read, and each render costs layout. Only the message list renders
+     * while the answer streams; the end renders the whole view, at once.
      */
-    protected updateStreaming(now: boolean): void {
+    protected updateStreaming(ended: boolean): void {
         const wait = this.lastStreamRender + STREAM_RENDER_MS - performance.now();
-        if (now || wait <= 0) {
+        if (ended) {
             clearTimeout(this.streamRenderTimer);
             this.streamRenderTimer = undefined;
             this.lastStreamRender = performance.now();
             this.update();
+        } else if (wait <= 0) {
+            clearTimeout(this.streamRenderTimer);
+            this.streamRenderTimer = undefined;
+            this.lastStreamRender = performance.now();
+            this.messagesChanged.fire();
         } else {
             this.streamRenderTimer ??= setTimeout(() => {
                 this.streamRenderTimer = undefined;
                 this.lastStreamRender = performance.now();
-                this.update();
+                this.messagesChanged.fire();
             }, wait);
         }
     }
+
+    protected readonly messagesChanged = new MessagesChanged();
+    protected readonly isStuckToBottom = (): boolean => this.stickToBottom;
 
     protected lastStreamRender = 0;
     protected streamRenderTimer: ReturnType<typeof setTimeout> | undefined;
@@ -714,9 +762,8 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                     this.update();
                 }} />}
                 {this.transcript.messages.length === 0 && !this.setup?.needed && this.renderEmptyState()}
-                {this.transcript.messages.map(message => <MessageView key={message.id} message={message} revision={message.revision}
-                    permissions={message.status === 'streaming' ? this.permissions : NO_PERMISSIONS} actions={this.actions} />)}
-                <ScrollAnchor stick={this.stickToBottom} />
+                <MessageList messages={this.transcript.messages} changed={this.messagesChanged} permissions={this.permissions} actions={this.actions}
+                    stick={this.isStuckToBottom} />
             </div>
             {this.renderComposer()}
         </div>;

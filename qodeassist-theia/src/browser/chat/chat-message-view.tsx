@@ -104,7 +104,7 @@ function MarkdownView({ chunks, final }: { chunks: readonly string[]; final: boo
     const { blocks, tail } = stream.current.update(chunks, final);
     return <div className='qa-message-body qa-markdown'>
         <StableBlocks blocks={blocks} count={blocks.length} />
-        {tail && <div className='qa-md-block qa-md-tail' dangerouslySetInnerHTML={{ __html: tail }} />}
+        {tail && <div className='qa-md-block qa-md-tail'>{tail}</div>}
     </div>;
 }
 
@@ -116,7 +116,7 @@ const BLOCK_GROUP = 16;
  * and then only the last group of them. Rendering every block for each new one would make
  * elements for all of them, hundreds in a long answer, every time.
  */
-const StableBlocks = React.memo(function StableBlocks({ blocks, count }: { blocks: readonly string[]; count: number }): React.ReactElement {
+const StableBlocks = React.memo(function StableBlocks({ blocks, count }: { blocks: readonly React.ReactNode[]; count: number }): React.ReactElement {
     const groups: React.ReactElement[] = [];
     for (let start = 0; start < count; start += BLOCK_GROUP) {
         groups.push(<BlockGroup key={start} blocks={blocks} start={start} end={Math.min(start + BLOCK_GROUP, count)} />);
@@ -124,10 +124,10 @@ const StableBlocks = React.memo(function StableBlocks({ blocks, count }: { block
     return <>{groups}</>;
 }, (previous, next) => previous.blocks === next.blocks && previous.count === next.count);
 
-const BlockGroup = React.memo(function BlockGroup({ blocks, start, end }: { blocks: readonly string[]; start: number; end: number }): React.ReactElement {
+const BlockGroup = React.memo(function BlockGroup({ blocks, start, end }: { blocks: readonly React.ReactNode[]; start: number; end: number }): React.ReactElement {
     const group: React.ReactElement[] = [];
     for (let index = start; index < end; index++) {
-        group.push(<div key={index} className='qa-md-block' dangerouslySetInnerHTML={{ __html: blocks[index] }} />);
+        group.push(<div key={index} className='qa-md-block'>{blocks[index]}</div>);
     }
     return <>{group}</>;
 }, (previous, next) => previous.blocks === next.blocks && previous.start === next.start && previous.end === next.end);

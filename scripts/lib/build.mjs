@@ -46,7 +46,9 @@ export async function compileTypeScript() {
         removeStaleOutputs(join(ROOT, pkg, 'lib'), join(ROOT, pkg, 'src'));
     }
     heading('Compiling TypeScript (tsc -b)');
-    return await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.json'], { cwd: ROOT }) === 0;
+    return await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.json'], { cwd: ROOT }) === 0
+        // The chat's code highlighter runs in a worker, bundled from tsc's output as script text.
+        && await run(process.execPath, [join(ROOT, 'qodeassist-theia', 'scripts', 'bundle-highlight-worker.mjs')], { cwd: ROOT }) === 0;
 }
 
 const APP_INPUTS = ['qodeassist-core/lib', 'qodeassist-theia/lib', 'qodeassist-theia/src/browser/style', 'browser-app/example/lib', 'package-lock.json'];

@@ -3,6 +3,7 @@ import { FrontendApplicationContribution } from '@theia/core/lib/browser';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { OutputChannel, OutputChannelManager } from '@theia/output/lib/browser/output-channel';
 import { LogLine, QodeAssistLogClient, QodeAssistLogService } from '../common/log-protocol';
+import { codeHighlighter } from './chat/code-highlighter';
 import { QodeAssistPreferences } from './qodeassist-preferences';
 
 export const SHOW_LOG: Command = { id: 'qodeassist.showLog', category: 'QodeAssist', label: 'Show Log' };
@@ -38,6 +39,7 @@ export class LogContribution implements FrontendApplicationContribution, Command
             }
         });
         void this.preferences.ready.then(apply);
+        codeHighlighter.reportFailuresTo(message => this.client.channel.appendLine(`${new Date().toISOString()} [warn] qodeassist.chat: ${message}`));
     }
 
     registerCommands(commands: CommandRegistry): void {

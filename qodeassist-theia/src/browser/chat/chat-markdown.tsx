@@ -1,6 +1,6 @@
 import * as markdownit from '@theia/core/shared/markdown-it';
 import * as React from '@theia/core/shared/react';
-import hljs from 'highlight.js/lib/common';
+import { codeHighlighter } from './code-highlighter';
 
 type Token = ReturnType<markdownit['parse']>[number];
 
@@ -9,8 +9,8 @@ type Token = ReturnType<markdownit['parse']>[number];
  * turned into an HTML string either: its tokens become React elements of an allowed set of tags,
  * text stays text, and links and images keep only safe URLs. So the part of an answer that is
  * still streaming is updated by React in place — a growing paragraph changes one text node — and
- * nothing is parsed as HTML: highlight.js's markup for finished code blocks is read as spans and
- * text, and nothing else.
+ * nothing is parsed as HTML: highlight.js's markup for finished code blocks (made in a worker) is
+ * read as spans and text, and nothing else.
  */
 const markdown = markdownit({ html: false, linkify: true, breaks: false });
 
@@ -114,9 +114,23 @@ function leafOf(token: Token, highlight: boolean): React.ReactNode | React.React
     }
 }
 
-/** A code block with a bar naming its language and a copy button (the view handles the click). */
+/**
+ * A code block with a bar naming its language and a copy button (the view handles the click).
+ * Finished blocks are highlighted off the main thread: plain first, coloured when the worker
+ * answers (at once for a block it has seen).
+ */
 function CodeBlock({ code, language, highlight }: { code: string; language: string; highlight: boolean }): React.ReactElement {
-    const highlighted = highlight ? highlightCode(code, language) : undefined;
+    const known = highlight && language ? codeHighlighter.cached(code, language) : undefined;
+    const [markup, setMarkup] = React.useState(known === 'unknown' ? undefined : known);
+    React.useEffect(() => {
+        if (known !== 'unknown') {
+            return undefined;
+        }
+        let mounted = true;
+        void codeHighlighter.highlight(code, language).then(answer => mounted && setMarkup(answer));
+        return () => { mounted = false; };
+    }, [code, language, known]);
+    const highlighted = React.useMemo(() => markup ? highlightedElements(markup) : undefined, [markup]);
     return <div className='qa-code'>
         <div className='qa-code-bar'>
             <span className='qa-code-language'>{language || 'text'}</span>
@@ -124,18 +138,6 @@ function CodeBlock({ code, language, highlight }: { code: string; language: stri
         </div>
         <pre><code className={language ? `language-${language}` : undefined}>{highlighted ?? code}</code></pre>
     </div>;
-}
-
-/** undefined where the language is unknown or the grammar fails. */
-function highlightCode(code: string, language: string): React.ReactNode[] | undefined {
-    if (language && hljs.getLanguage(language)) {
-        try {
-            return highlightedElements(hljs.highlight(code, { language, ignoreIllegals: true }).value);
-        } catch {
-            return undefined;
-        }
-    }
-    return undefined;
 }
 
 /** What highlight.js writes: `<span class="…">`, `</span>`, and text with its five characters escaped. */
@@ -173,34 +175,28 @@ export function highlightedElements(html: string): React.ReactNode[] | undefined
 
 /**
  * Markdown as elements. `highlight: false` is for the part still streaming, which is rendered
- * again on the next batch anyway.
+ * again on the next batch anyway: its code stays plain.
  */
 export function renderChatMarkdown(text: string, options: { highlight?: boolean } = {}): React.ReactElement {
     return React.createElement(React.Fragment, undefined, ...elementsOf(markdown.parse(text, {}), options.highlight !== false));
 }
 
-/** Languages models write most; highlight.js compiles a grammar on its first use. */
-const WARM_LANGUAGES = ['typescript', 'javascript', 'python', 'cpp', 'c', 'java', 'go', 'rust', 'json', 'bash', 'shell', 'xml', 'css', 'yaml', 'sql', 'csharp', 'kotlin', 'diff', 'markdown'];
 let warmed = false;
 
 /**
- * Does in idle time, a language per callback, what the first answer would otherwise pay for in
- * one long task: compiling the common grammars and the Markdown parser's first run.
+ * Does in idle time what the first answer would otherwise pay for in one long task: the
+ * Markdown parser's first run, and starting the highlight worker (which compiles the common
+ * grammars on its own thread).
  */
 export function warmUpMarkdown(idle: (work: () => void) => void): void {
     if (warmed) {
         return;
     }
     warmed = true;
-    const queue = [...WARM_LANGUAGES];
-    const next = () => {
-        const language = queue.shift();
-        if (language) {
-            renderChatMarkdown(`Warm *up*:\n\n- one\n\n\`\`\`${language}\nconst a = "b"; // c\n\`\`\`\n`);
-            idle(next);
-        }
-    };
-    idle(next);
+    idle(() => {
+        renderChatMarkdown('Warm *up*:\n\n- one\n\n```ts\nconst a = "b"; // c\n```\n', { highlight: false });
+        codeHighlighter.start();
+    });
 }
 
 /**

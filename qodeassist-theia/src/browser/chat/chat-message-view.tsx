@@ -129,7 +129,7 @@ const BlockGroup = React.memo(function BlockGroup({ blocks, start, end }: { bloc
     for (let index = start; index < end; index++) {
         group.push(<div key={index} className='qa-md-block'>{blocks[index]}</div>);
     }
-    return <>{group}</>;
+    return <div className='qa-md-group'>{group}</div>;
 }, (previous, next) => previous.blocks === next.blocks && previous.start === next.start && previous.end === next.end);
 
 function ToolView({ tool, actions, message }: { tool: ToolActivity; actions: MessageActions; message: ChatMessage }): React.ReactElement {

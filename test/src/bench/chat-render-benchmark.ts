@@ -12,7 +12,7 @@ const TOKENS = 20_000;
 const TOKENS_PER_RECORD = 10;
 const RECORD_DELAY_MS = 10;
 /** Streams measured, each into a new chat: one run on two shared cores says little. */
-const RUNS = 3;
+const RUNS = 5;
 
 /** What the main thread did in one window of time. */
 export interface MainThreadWindow {

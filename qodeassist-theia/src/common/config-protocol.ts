@@ -1,3 +1,4 @@
+import type { ChatSkillSettings } from './chat-protocol';
 import type { ConfigIssue } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 
@@ -64,6 +65,8 @@ export interface ConfigOverview {
     skills: SkillSummary[];
     /** SKILL.md files that could not be used, with the reason. */
     skillIssues: Array<{ path: string; message: string }>;
+    /** `qodeassist.skills.enabled` is off: the chat offers no skills. */
+    skillsOff?: boolean;
     /** Agent → model, from the user's agent_models.json (the model override). */
     modelOverrides: Record<string, string>;
     /** Where a new provider file goes. */
@@ -111,7 +114,8 @@ export interface SetupChoice {
 export const QodeAssistConfigService = Symbol('QodeAssistConfigService');
 
 export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClient> {
-    overview(workspacePath: string | undefined): Promise<ConfigOverview>;
+    /** Skills as the chat finds them with these settings (`qodeassist.skills.*`); the default folders without. */
+    overview(workspacePath: string | undefined, skills?: ChatSkillSettings): Promise<ConfigOverview>;
     /** Lists the provider's models live: reachable with the list, or why not. */
     testProvider(workspacePath: string | undefined, provider: string): Promise<ProviderTest>;
     /** Stores a key in the user's secrets file (owner-only); returns a note when an environment variable overrides it. */

@@ -1,5 +1,5 @@
 import {
-    ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, ContentRef, ContextManifest, defaultSkillRoots,
+    ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, compressWithRoster, ConfigurationService, ContentRef, ContextManifest,
     findFiles, HistoryBlock, HistoryMessage, isTerminal, explainAuthError, pickAgent, QodeAssistError, ResolvedAgent, SecretsStore, Session, SessionEvent,
     SkillsEngine, StoredChat, StoredFileEdit, titleOf, toErrorInfo, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
@@ -10,7 +10,7 @@ import { McpHubs } from './mcp-service-impl';
 import { SessionPools } from './session-pools';
 import { TheiaHostModels } from './theia-host-models';
 import { ConnectionLog } from './connection-log';
-import { agentChoices, createToolExecutor } from './tool-host';
+import { agentChoices, createToolExecutor, skillRootsFor } from './tool-host';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -346,14 +346,13 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
 
     /** Skills of a workspace (and the user's, and the extra folders), watched; undefined when the user turned skills off. */
     private skillsFor(workspace: string | undefined, settings?: ChatSkillSettings): SkillsEngine | undefined {
-        if (settings?.enabled === false) {
+        const roots = skillRootsFor(workspace, settings);
+        if (!roots) {
             return undefined;
         }
-        const folders = settings?.folders.filter(folder => folder.trim()) ?? [];
-        const key = JSON.stringify([workspace ?? '', folders]);
+        const key = JSON.stringify([workspace ?? '', roots]);
         let engine = this.skills.get(key);
         if (!engine) {
-            const roots = [...defaultSkillRoots(workspace), ...folders.map(dir => ({ dir, scope: 'user' as const }))];
             engine = new SkillsEngine(roots, { workspace }).start();
             this.skills.set(key, engine);
         }

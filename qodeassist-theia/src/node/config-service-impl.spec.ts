@@ -2,7 +2,7 @@ import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
 import { ChainedSecretsStore, ConfigurationService, EnvironmentSecretsStore, FileSecretsStore } from '@qodeassist/core';
 import { ConfigFixture, FakeProviderServer, writeFakeAgents } from '@qodeassist/test';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QodeAssistConfigServiceImpl } from './config-service-impl';
 
@@ -120,5 +120,15 @@ describe('QodeAssistConfigServiceImpl', () => {
         assert.deepEqual(overview.skills.map(skill => [skill.name, skill.scope]), [['tone', 'project']]);
         assert.equal(overview.skillIssues.length, 1);
         assert.match(overview.skillIssues[0].path, /Bad\/SKILL\.md$/);
+        assert.equal(overview.skillsOff, undefined);
+
+        // As the chat finds them: the extra folders of qodeassist.skills.folders too, and none when skills are off.
+        const extra = join(fixture.workspace, 'team-skills');
+        mkdirSync(join(extra, 'review'), { recursive: true });
+        writeFileSync(join(extra, 'review', 'SKILL.md'), '---\nname: review\ndescription: Review the change\n---\nLook closely.\n');
+        const withFolder = await service.overview(fixture.workspace, { enabled: true, folders: [extra, '  '] });
+        assert.deepEqual(withFolder.skills.map(skill => [skill.name, skill.scope]).sort(), [['review', 'user'], ['tone', 'project']]);
+        const off = await service.overview(fixture.workspace, { enabled: false, folders: [extra] });
+        assert.deepEqual([off.skills, off.skillIssues, off.skillsOff], [[], [], true]);
     });
 });

@@ -1,16 +1,18 @@
 import {
-    CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, defaultSkillRoots, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
     syntheticContext, toErrorInfo, withRoster, WritableSecretsStore
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ChatSkillSettings } from '../common/chat-protocol';
 import { ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SetupChoice, SetupState } from '../common/config-protocol';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
 import { SETUP_PRESETS } from './quick-setup';
 import { McpHubs } from './mcp-service-impl';
 import { TheiaHostModels } from './theia-host-models';
+import { skillRootsFor } from './tool-host';
 
 /** The configuration view's backend: what is loaded, live provider checks, keys, and the file edits it offers. */
 @injectable()
@@ -30,7 +32,7 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         this.client = client;
     }
 
-    async overview(workspacePath: string | undefined): Promise<ConfigOverview> {
+    async overview(workspacePath: string | undefined, skills?: ChatSkillSettings): Promise<ConfigOverview> {
         const service = this.configurations.forWorkspace(workspacePath);
         const key = workspacePath ?? '';
         if (!this.watching.has(key)) {
@@ -60,7 +62,7 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
                 id: role.id, name: role.name, description: role.description, systemPrompt: role.systemPrompt, file: role.file.label, bundled: role.file.label.startsWith('bundled:')
             })).sort((a, b) => a.name.localeCompare(b.name)),
             tools: this.toolsOf(workspacePath),
-            ...this.skillsOf(workspacePath),
+            ...this.skillsOf(workspacePath, skills),
             modelOverrides: { ...configuration.modelOverrides },
             projectFolder: workspacePath ? join(workspacePath, '.qodeassist') : undefined
         };
@@ -174,9 +176,13 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         service.reload();
     }
 
-    /** The skills the chat offers here, and the SKILL.md files it could not use. */
-    private skillsOf(workspacePath: string | undefined): Pick<ConfigOverview, 'skills' | 'skillIssues'> {
-        const engine = new SkillsEngine(defaultSkillRoots(workspacePath), { workspace: workspacePath });
+    /** The skills the chat offers here with these settings, and the SKILL.md files it could not use. */
+    private skillsOf(workspacePath: string | undefined, settings: ChatSkillSettings | undefined): Pick<ConfigOverview, 'skills' | 'skillIssues' | 'skillsOff'> {
+        const roots = skillRootsFor(workspacePath, settings);
+        if (!roots) {
+            return { skills: [], skillIssues: [], skillsOff: true };
+        }
+        const engine = new SkillsEngine(roots, { workspace: workspacePath });
         try {
             return {
                 skills: engine.all.map(skill => ({ name: skill.name, description: skill.description, path: skill.path, scope: skill.scope, alwaysOn: skill.alwaysOn })),

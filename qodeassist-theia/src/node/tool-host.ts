@@ -1,5 +1,7 @@
-import { AnyTool, CHAT_PROTOCOLS, Configuration, createBuiltinTools, HistoryMessage, SkillsEngine, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles } from '@qodeassist/core';
-import { AgentChoice, ChatToolSettings } from '../common/chat-protocol';
+import {
+    AnyTool, CHAT_PROTOCOLS, Configuration, createBuiltinTools, defaultSkillRoots, HistoryMessage, SkillRoot, SkillsEngine, ToolContributorRegistry, ToolKitExecutor, WorkspaceFiles
+} from '@qodeassist/core';
+import { AgentChoice, ChatSkillSettings, ChatToolSettings } from '../common/chat-protocol';
 import { ToolHostClient } from '../common/tool-host-protocol';
 
 export interface ToolExecutorOptions {
@@ -52,4 +54,16 @@ export function agentChoices(configuration: Configuration, roster: readonly stri
         .filter(agent => CHAT_PROTOCOLS.has(agent.protocol))
         .map(agent => ({ name: agent.name, model: agent.model, provider: agent.provider.instance.name, inRoster: listed.has(agent.name) }))
         .sort((a, b) => Number(b.inRoster) - Number(a.inRoster) || a.name.localeCompare(b.name));
+}
+
+/**
+ * Where the chat finds skills: the project's and the user's `.qodeassist/skills` and `.claude/skills`,
+ * then the extra folders of `qodeassist.skills.folders`. Undefined when the user turned skills off.
+ */
+export function skillRootsFor(workspace: string | undefined, settings: ChatSkillSettings | undefined): SkillRoot[] | undefined {
+    if (settings?.enabled === false) {
+        return undefined;
+    }
+    const folders = settings?.folders.filter(folder => folder.trim()) ?? [];
+    return [...defaultSkillRoots(workspace), ...folders.map(dir => ({ dir, scope: 'user' as const }))];
 }

@@ -151,5 +151,21 @@ describe('configuration view in Chromium', function () {
         assert.match(await view().locator('[data-section=skills] .qa-config-issue').textContent() ?? '', /Bad\/SKILL\.md/);
         await view().locator('[data-section=skills]').scrollIntoViewIfNeeded();
         await page.screenshot({ path: screenshotPath('config-agents-skills') });
+
+        // The list follows the skills preferences, as the chat does: an extra folder, then skills turned off.
+        const extra = join(app.root, 'team-skills');
+        mkdirSync(join(extra, 'review'), { recursive: true });
+        writeFileSync(join(extra, 'review', 'SKILL.md'), '---\nname: review\ndescription: Review the change\n---\nLook closely.\n');
+        const settings = join(app.workspace, '.theia', 'settings.json');
+        const current = JSON.parse(readFileSync(settings, 'utf8'));
+        writeFileSync(settings, JSON.stringify({ ...current, 'qodeassist.skills.folders': [extra] }, undefined, 2));
+        const review = view().locator('li[data-skill=review]');
+        await review.waitFor({ timeout: 20_000 });
+        assert.match(await review.textContent() ?? '', /\/review\s*user/);
+        writeFileSync(settings, JSON.stringify({ ...current, 'qodeassist.skills.folders': [extra], 'qodeassist.skills.enabled': false }, undefined, 2));
+        await view().locator('[data-section=skills] [data-skills-off]').waitFor({ timeout: 20_000 });
+        assert.equal(await view().locator('[data-section=skills] li[data-skill]').count(), 0);
+        writeFileSync(settings, JSON.stringify(current, undefined, 2));
+        await view().locator('li[data-skill=tone]').waitFor({ timeout: 20_000 });
     });
 });

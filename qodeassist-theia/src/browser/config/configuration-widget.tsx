@@ -7,7 +7,7 @@ import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service
 import { ConfigIssue, ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
 import { McpServerState, McpServerStatus, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistRefactorService, SavedInstruction } from '../../common/refactor-protocol';
-import { QodeAssistPreferences } from '../qodeassist-preferences';
+import { QodeAssistPreferences, skillSettingsOf } from '../qodeassist-preferences';
 
 /** Hears the backend say the configuration changed; the view refreshes. */
 @injectable()
@@ -76,6 +76,9 @@ export class ConfigurationWidget extends ReactWidget {
                 this.toolChoices.clear();
                 this.update();
             }
+            if (change.preferenceName === 'qodeassist.skills.enabled' || change.preferenceName === 'qodeassist.skills.folders') {
+                void this.refresh();
+            }
         }));
         void this.workspace.ready.then(() => this.refresh());
     }
@@ -87,7 +90,7 @@ export class ConfigurationWidget extends ReactWidget {
     async refresh(): Promise<void> {
         try {
             const [overview, instructions, server, hub] = await Promise.all([
-                this.service.overview(this.workspacePath),
+                this.service.overview(this.workspacePath, skillSettingsOf(this.preferences)),
                 this.refactor.listInstructions(this.workspacePath),
                 this.mcp.serverStatus(),
                 this.mcp.hubState(this.workspacePath)
@@ -404,8 +407,12 @@ export class ConfigurationWidget extends ReactWidget {
     protected renderSkills(overview: ConfigOverview): React.ReactNode {
         return <section className='qa-config-section' data-section='skills'>
             <h2>{nls.localize('qodeassist/config/skills', 'Skills')}</h2>
-            {overview.skills.length === 0 && overview.skillIssues.length === 0 && <div className='qa-config-scope'>
-                {nls.localize('qodeassist/config/noSkills', 'No skills: add SKILL.md folders to .qodeassist/skills or .claude/skills (workspace or home).')}
+            {overview.skillsOff && <div className='qa-config-scope' data-skills-off>
+                {nls.localize('qodeassist/config/skillsOff', 'Skills are turned off (preference qodeassist.skills.enabled): the chat offers none.')}
+            </div>}
+            {!overview.skillsOff && overview.skills.length === 0 && overview.skillIssues.length === 0 && <div className='qa-config-scope'>
+                {nls.localize('qodeassist/config/noSkills',
+                    'No skills: add SKILL.md folders to .qodeassist/skills or .claude/skills (workspace or home), or name more folders in qodeassist.skills.folders.')}
             </div>}
             <ul className='qa-config-list'>{overview.skills.map(skill => <li key={skill.path} data-skill={skill.name}>
                 <span className='qa-config-name'>/{skill.name}</span> <span className='qa-config-scope'>{skill.scope}{skill.alwaysOn ? ', always on' : ''}</span>

@@ -35,7 +35,8 @@ function removeStaleOutputs(libDir, srcDir) {
             continue;
         }
         const stem = entry.name.replace(/(\.d)?\.(js|ts)(\.map)?$/, '');
-        if (stem !== entry.name && !existsSync(join(srcDir, `${stem}.ts`)) && !existsSync(join(srcDir, `${stem}.tsx`))) {
+        // A source that is only a declaration (`.d.ts`) stands for a file a build step writes into lib.
+        if (stem !== entry.name && !['ts', 'tsx', 'd.ts'].some(extension => existsSync(join(srcDir, `${stem}.${extension}`)))) {
             rmSync(lib);
         }
     }

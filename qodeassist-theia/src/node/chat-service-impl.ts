@@ -372,11 +372,12 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             return { ...event, editId };
         });
         let outbox = this.outboxes.get(chat.id);
-        if (!outbox) {
+        if (!outbox && this.chats.get(chat.id) === chat) {
             outbox = new EventCoalescer(batch => this.client?.onSessionEvents(chat.id, batch));
             this.outboxes.set(chat.id, outbox);
         }
-        outbox.push(forwarded);
+        // A chat closed meanwhile has no view left to tell.
+        outbox?.push(forwarded);
         if (events.some(isTerminal)) {
             this.save(chat);
         }

@@ -33,7 +33,11 @@ describe('chat Markdown', () => {
         { name: 'a quote, a rule, breaks', markdown: '> q\n\n---\n\nline  \nbreak\nsoft', expected: '<blockquote><p>q</p></blockquote><hr/><p>line<br/>break\nsoft</p>' },
         { name: 'links open outside, with their title', markdown: '[site](https://example.com "T") and www.example.org', expected: '<p><a href="https://example.com" title="T" target="_blank" rel="noopener noreferrer">site</a> and <a href="http://www.example.org" target="_blank" rel="noopener noreferrer">www.example.org</a></p>' },
         { name: 'a script link is not a link', markdown: '[x](javascript:alert(1))', expected: '<p>[x](javascript:alert(1))</p>' },
-        { name: 'an image with a web address', markdown: '![alt text](https://example.com/a.png)', expected: '<p><img src="https://example.com/a.png" alt="alt text"/></p>' },
+        { name: 'an image on the web as a link to it, not loaded', markdown: '![alt *text*](https://example.com/a.png?q=secret)',
+            expected: '<p><a class="qa-image-link" href="https://example.com/a.png?q=secret" title="https://example.com/a.png?q=secret" target="_blank" rel="noopener noreferrer">[image: alt text]</a></p>' },
+        { name: 'an image inlined as data', markdown: '![dot](data:image/png;base64,iVBORw0KGgo=)', expected: '<p><img src="data:image/png;base64,iVBORw0KGgo=" alt="dot"/></p>' },
+        { name: 'a relative link as its text', markdown: '[readme](docs/readme.md) and [top](#top)', expected: '<p>readme and top</p>' },
+        { name: 'an ordered list from zero', markdown: '0. a\n1. b', expected: '<ol start="0"><li>a</li><li>b</li></ol>' },
         { name: 'raw HTML stays text', markdown: '<script>alert(1)</script>\n\n<b onclick="x()">b</b>', expected: '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p><p>&lt;b onclick=&quot;x()&quot;&gt;b&lt;/b&gt;</p>' },
         { name: 'code in an unknown language, unhighlighted', markdown: '```zz\n<b>\n```', expected: '<div class="qa-code"><div class="qa-code-bar"><span class="qa-code-language">zz</span><button class="qa-copy" type="button" data-copy="code" title="Copy">Copy</button></div><pre><code class="language-zz">&lt;b&gt;\n</code></pre></div>' }
     ];
@@ -44,7 +48,9 @@ describe('chat Markdown', () => {
     const urls: Array<[string, 'link' | 'image', string | undefined]> = [
         ['https://example.com/x', 'link', 'https://example.com/x'],
         ['mailto:a@example.com', 'link', 'mailto:a@example.com'],
-        ['docs/readme.md', 'link', 'docs/readme.md'],
+        ['docs/readme.md', 'link', undefined],
+        ['//example.com/x', 'link', undefined],
+        ['https://example.com/a.png', 'image', undefined],
         ['JavaScript:alert(1)', 'link', undefined],
         [' vbscript:x', 'link', undefined],
         ['file:///etc/passwd', 'link', undefined],

@@ -18,25 +18,35 @@ const markdown = markdownit({ html: false, linkify: true, breaks: false });
 const TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
     'strong', 'em', 's', 'a', 'img', 'br', 'code']);
 
-/** Web and mail links, page-relative ones, and images inlined in the formats markdown-it lets through. */
+/**
+ * Web and mail links; inline images in the formats markdown-it lets through. Nothing relative:
+ * a chat answer has no page of its own, and a relative address would open the IDE's.
+ */
 export function safeUrl(url: string | null, kind: 'link' | 'image'): string | undefined {
-    if (!url) {
-        return undefined;
+    const scheme = url ? /^\s*([a-z][a-z0-9+.-]*):/i.exec(url)?.[1].toLowerCase() : undefined;
+    if (kind === 'link') {
+        return scheme === 'http' || scheme === 'https' || scheme === 'mailto' ? url! : undefined;
     }
-    const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(url)?.[1].toLowerCase();
-    if (scheme === undefined || scheme === 'http' || scheme === 'https' || (kind === 'link' && scheme === 'mailto')) {
-        return url;
-    }
-    return kind === 'image' && /^data:image\/(png|gif|jpeg|webp);/i.test(url.trim()) ? url : undefined;
+    return scheme === 'data' && /^\s*data:image\/(png|gif|jpeg|webp);/i.test(url!) ? url! : undefined;
 }
 
-/** Children are passed to createElement one by one, as JSX does, so they need no keys. */
-function propsOf(token: Token): Record<string, unknown> | undefined {
+const LINK_PROPS = { target: '_blank', rel: 'noopener noreferrer' };
+
+/**
+ * The props of an element, or null to leave the element out and keep its content (a link to
+ * an address that is not safe). Children are passed to createElement one by one, as JSX does,
+ * so they need no keys.
+ */
+function propsOf(token: Token): Record<string, unknown> | null | undefined {
     switch (token.tag) {
-        case 'a':
-            return { href: safeUrl(token.attrGet('href'), 'link'), title: token.attrGet('title') ?? undefined, target: '_blank', rel: 'noopener noreferrer' };
-        case 'ol':
-            return { start: Number(token.attrGet('start')) || undefined };
+        case 'a': {
+            const href = safeUrl(token.attrGet('href'), 'link');
+            return href ? { href, title: token.attrGet('title') ?? undefined, ...LINK_PROPS } : null;
+        }
+        case 'ol': {
+            const start = token.attrGet('start');
+            return { start: start === null ? undefined : Number(start) };
+        }
         case 'th':
         case 'td': {
             const align = /text-align:(left|right|center)/.exec(token.attrGet('style') ?? '')?.[1] as 'left' | 'right' | 'center' | undefined;
@@ -45,6 +55,22 @@ function propsOf(token: Token): Record<string, unknown> | undefined {
         default:
             return undefined;
     }
+}
+
+/**
+ * An image: inline when its data is in the answer; one on the web is a link to it, not loaded.
+ * Loading it would tell its server whatever the address carries, and a model can be led by text
+ * it read (a file, a web page) to put the user's code or keys into that address.
+ */
+function imageOf(token: Token): React.ReactNode {
+    const alt = (token.children ?? []).map(child => child.content).join('') || token.content;
+    const src = safeUrl(token.attrGet('src'), 'image');
+    if (src) {
+        return <img src={src} alt={alt} title={token.attrGet('title') ?? undefined} />;
+    }
+    const href = safeUrl(token.attrGet('src'), 'link');
+    const label = `[image${alt ? `: ${alt}` : ''}]`;
+    return href ? <a className='qa-image-link' href={href} title={href} {...LINK_PROPS}>{label}</a> : label;
 }
 
 /** Turns a token list (a block's, or an inline token's children) into elements, nesting open/close pairs. */
@@ -62,10 +88,11 @@ function elementsOf(tokens: readonly Token[], highlight: boolean): React.ReactNo
             }
             const target = out();
             // A tight list's paragraphs are hidden: their content goes straight into the item.
-            if (open.token.hidden || !TAGS.has(open.token.tag)) {
+            const props = open.token.hidden || !TAGS.has(open.token.tag) ? null : propsOf(open.token);
+            if (props === null) {
                 target.push(...open.children);
             } else {
-                target.push(React.createElement(open.token.tag, propsOf(open.token), ...open.children));
+                target.push(React.createElement(open.token.tag, props, ...open.children));
             }
         } else {
             const target = out();
@@ -102,10 +129,8 @@ function leafOf(token: Token, highlight: boolean): React.ReactNode | React.React
             return <hr />;
         case 'code_inline':
             return <code>{token.content}</code>;
-        case 'image': {
-            const src = safeUrl(token.attrGet('src'), 'image');
-            return src ? <img src={src} alt={token.content} title={token.attrGet('title') ?? undefined} /> : token.content;
-        }
+        case 'image':
+            return imageOf(token);
         case 'fence':
         case 'code_block':
             return <CodeBlock code={token.content} language={token.type === 'fence' ? token.info.trim().split(/\s+/, 1)[0] : ''} highlight={highlight} />;
@@ -121,15 +146,17 @@ function leafOf(token: Token, highlight: boolean): React.ReactNode | React.React
  */
 function CodeBlock({ code, language, highlight }: { code: string; language: string; highlight: boolean }): React.ReactElement {
     const known = highlight && language ? codeHighlighter.cached(code, language) : undefined;
-    const [markup, setMarkup] = React.useState(known === 'unknown' ? undefined : known);
+    // The worker's answer, for the code it was asked about: a block given other code shows that plain until its own answer.
+    const [answer, setAnswer] = React.useState<{ code: string; language: string; markup: string | undefined }>();
     React.useEffect(() => {
         if (known !== 'unknown') {
             return undefined;
         }
         let mounted = true;
-        void codeHighlighter.highlight(code, language).then(answer => mounted && setMarkup(answer));
+        void codeHighlighter.highlight(code, language).then(markup => mounted && setAnswer({ code, language, markup }));
         return () => { mounted = false; };
     }, [code, language, known]);
+    const markup = known !== 'unknown' ? known : answer?.code === code && answer.language === language ? answer.markup : undefined;
     const highlighted = React.useMemo(() => markup ? highlightedElements(markup) : undefined, [markup]);
     return <div className='qa-code'>
         <div className='qa-code-bar'>

@@ -57,6 +57,22 @@ describe('CodeHighlighter: code highlighted in a worker', () => {
         assert.equal(worker.requests.length, 2);
     });
 
+    it('forgets the oldest answers beyond its size, never the newest', async () => {
+        const worker = new ScriptWorker();
+        // Each entry here is 52 characters: 'js', a newline, the code, and its markup. Room for two.
+        const highlighter = new CodeHighlighter(() => worker as unknown as Worker, 110);
+        await highlighter.highlight('a = 1111', 'js');
+        await highlighter.highlight('b = 2222', 'js');
+        assert.notEqual(highlighter.cached('a = 1111', 'js'), 'unknown');
+        await highlighter.highlight('c = 3333', 'js');
+        assert.equal(highlighter.cached('a = 1111', 'js'), 'unknown', 'the oldest is forgotten');
+        assert.notEqual(highlighter.cached('c = 3333', 'js'), 'unknown');
+        const huge = `x = ${'1'.repeat(100)}`;
+        await highlighter.highlight(huge, 'js');
+        assert.notEqual(highlighter.cached(huge, 'js'), 'unknown', 'an answer larger than the cache is still kept until the next');
+        assert.equal(highlighter.cached('c = 3333', 'js'), 'unknown');
+    });
+
     it('leaves code plain when no worker can start, or when the worker fails, and asks nothing afterwards', async () => {
         let attempts = 0;
         const refused = new CodeHighlighter(() => {

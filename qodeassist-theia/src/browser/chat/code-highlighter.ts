@@ -11,8 +11,8 @@ export interface HighlightResponse {
     markup: string | undefined;
 }
 
-/** Answers kept for blocks shown again (a chat moved, reopened, or re-rendered). */
-const CACHE_ENTRIES = 500;
+/** Answers kept for blocks shown again (a chat moved, reopened, or re-rendered), up to this many characters of code and markup. */
+const CACHE_CHARS = 4_000_000;
 
 /**
  * Highlights code in a worker (see highlight-worker.ts) and remembers recent answers. Where no
@@ -25,6 +25,7 @@ export class CodeHighlighter {
     private nextId = 1;
     private readonly waiting = new Map<number, { key: string; resolve(markup: string | undefined): void }>();
     private readonly cache = new Map<string, string | undefined>();
+    private cachedChars = 0;
     private failure: string | undefined;
     private report: ((message: string) => void) | undefined;
 
@@ -36,7 +37,7 @@ export class CodeHighlighter {
             // The worker has its script once constructed; the URL is not needed any more.
             setTimeout(() => URL.revokeObjectURL(url), 10_000);
         }
-    }) { }
+    }, private readonly cacheChars = CACHE_CHARS) { }
 
     /** Where to say that highlighting stopped (the QodeAssist log); told at once if it already has. */
     reportFailuresTo(report: (message: string) => void): void {
@@ -90,7 +91,8 @@ export class CodeHighlighter {
             const worker = this.createWorker();
             worker.onmessage = ({ data }: MessageEvent<HighlightResponse>) => this.answer(data);
             worker.onerror = event => {
-                this.fail(`The code highlighter stopped (${event.message}); code blocks stay plain.`);
+                // A script that did not load gives a plain Event, without a message.
+                this.fail(`The code highlighter stopped (${event.message || 'its script could not run'}); code blocks stay plain.`);
                 this.dispose();
             };
             this.worker = worker;
@@ -112,9 +114,17 @@ export class CodeHighlighter {
             return;
         }
         this.waiting.delete(id);
-        this.cache.set(waiting.key, markup);
-        if (this.cache.size > CACHE_ENTRIES) {
-            this.cache.delete(this.cache.keys().next().value!);
+        if (!this.cache.has(waiting.key)) {
+            this.cache.set(waiting.key, markup);
+            this.cachedChars += waiting.key.length + (markup?.length ?? 0);
+            // Oldest first, never the answer just given.
+            for (const [key, old] of this.cache) {
+                if (this.cachedChars <= this.cacheChars || key === waiting.key) {
+                    break;
+                }
+                this.cache.delete(key);
+                this.cachedChars -= key.length + (old?.length ?? 0);
+            }
         }
         waiting.resolve(markup);
     }

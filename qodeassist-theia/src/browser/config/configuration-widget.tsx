@@ -80,14 +80,19 @@ export class ConfigurationWidget extends ReactWidget {
                 void this.refresh();
             }
         }));
-        void this.workspace.ready.then(() => this.refresh());
+        // The skills list follows the skills preferences: read them first.
+        void Promise.all([this.workspace.ready, this.preferences.ready]).then(() => this.refresh());
     }
 
     protected get workspacePath(): string | undefined {
         return this.workspace.tryGetRoots()[0]?.resource.path.fsPath();
     }
 
+    /** Counts refreshes: an earlier one that answers late is not shown over a newer one. */
+    protected refreshes = 0;
+
     async refresh(): Promise<void> {
+        const generation = ++this.refreshes;
         try {
             const [overview, instructions, server, hub] = await Promise.all([
                 this.service.overview(this.workspacePath, skillSettingsOf(this.preferences)),
@@ -95,6 +100,9 @@ export class ConfigurationWidget extends ReactWidget {
                 this.mcp.serverStatus(),
                 this.mcp.hubState(this.workspacePath)
             ]);
+            if (generation !== this.refreshes) {
+                return;
+            }
             this.overview = overview;
             this.rosters = structuredClone(overview.rosters);
             this.instructions = instructions.instructions;
@@ -102,6 +110,9 @@ export class ConfigurationWidget extends ReactWidget {
             this.mcpServers = hub.servers;
             this.error = undefined;
         } catch (error) {
+            if (generation !== this.refreshes) {
+                return;
+            }
             this.error = error instanceof Error ? error.message : String(error);
         }
         this.update();

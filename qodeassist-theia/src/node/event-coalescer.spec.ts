@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { SessionEvent } from '@qodeassist/core';
-import { EventCoalescer } from './event-coalescer';
+import { EventCoalescer, LatestValueThrottle } from './event-coalescer';
 
 const text = (value: string, requestId = 'r1'): SessionEvent => ({ type: 'TextDelta', requestId, text: value });
 const thinking = (value: string, signature?: string): SessionEvent => ({ type: 'ThinkingDelta', requestId: 'r1', text: value, ...(signature ? { signature } : {}) });
@@ -84,5 +84,44 @@ describe('EventCoalescer: deltas travel together, everything else at once', () =
         coalescer.push([{ type: 'Finished', requestId: 'r1', stopReason: 'end_turn' }]);
         await new Promise(resolve => setTimeout(resolve, 20));
         assert.deepEqual(sent, [[text('a')]]);
+    });
+});
+
+describe('LatestValueThrottle: the newest value, at most once per interval', () => {
+    it('sends the first at once, then only the latest of an interval, and nothing held after flush or dispose', async () => {
+        let clock = 0;
+        const sent: string[] = [];
+        const throttle = new LatestValueThrottle<string>(value => sent.push(value), 30, () => clock);
+        throttle.push('a');
+        assert.deepEqual(sent, ['a']);
+        clock += 10;
+        throttle.push('ab');
+        clock += 10;
+        throttle.push('abc');
+        assert.deepEqual(sent, ['a'], 'held within the interval');
+        throttle.flush();
+        assert.deepEqual(sent, ['a', 'abc'], 'the latest only');
+        throttle.flush();
+        assert.deepEqual(sent, ['a', 'abc'], 'nothing twice');
+        clock += 100;
+        throttle.push('abcd');
+        assert.deepEqual(sent, ['a', 'abc', 'abcd'], 'after a quiet interval, at once');
+        clock += 1;
+        throttle.push('abcde');
+        throttle.dispose();
+        await new Promise(resolve => setTimeout(resolve, 50));
+        assert.deepEqual(sent, ['a', 'abc', 'abcd']);
+    });
+
+    it('sends a held value when the interval ends, without another push', async () => {
+        const sent: number[] = [];
+        const throttle = new LatestValueThrottle<number>(value => sent.push(value), 5);
+        throttle.push(1);
+        throttle.push(2);
+        throttle.push(3);
+        for (let i = 0; i < 100 && sent.length < 2; i++) {
+            await new Promise(resolve => setTimeout(resolve, 5));
+        }
+        assert.deepEqual(sent, [1, 3]);
     });
 });

@@ -76,3 +76,49 @@ export class EventCoalescer<E extends SessionEvent> {
 function isDelta(event: SessionEvent): event is Extract<SessionEvent, { type: 'TextDelta' | 'ThinkingDelta' }> {
     return event.type === 'TextDelta' || event.type === 'ThinkingDelta';
 }
+
+/**
+ * Passes on the newest of a stream of values at most every `intervalMs`: the first at once, then
+ * the latest of each interval when it ends. For a value that replaces the one before (a refactor's
+ * whole proposal so far), where every intermediate one costs the receiver a full redraw.
+ */
+export class LatestValueThrottle<T> {
+    private held: { value: T } | undefined;
+    private timer: ReturnType<typeof setTimeout> | undefined;
+    private lastSent = -Infinity;
+
+    constructor(
+        private readonly send: (value: T) => void,
+        private readonly intervalMs = COALESCE_MS,
+        private readonly now: () => number = () => performance.now()
+    ) { }
+
+    push(value: T): void {
+        this.held = { value };
+        const wait = this.lastSent + this.intervalMs - this.now();
+        if (wait <= 0) {
+            this.flush();
+        } else {
+            this.timer ??= setTimeout(() => this.flush(), wait);
+        }
+    }
+
+    /** Sends the held value now, if there is one. */
+    flush(): void {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        if (this.held) {
+            const { value } = this.held;
+            this.held = undefined;
+            this.lastSent = this.now();
+            this.send(value);
+        }
+    }
+
+    /** Drops the held value. */
+    dispose(): void {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        this.held = undefined;
+    }
+}

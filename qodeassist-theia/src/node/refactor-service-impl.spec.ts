@@ -67,7 +67,8 @@ describe('QodeAssistRefactorServiceImpl', () => {
     });
 
     it('sends the marked selection in the refactor layer and the instruction as the user message; streams a cleaned proposal; answers the clean replacement', async () => {
-        server.enqueue({ kind: 'replay', recording: openAITextStreamRecording(['Here you go:\n```ts\nconst sum = items', '.reduce((a, b) => a + b, 0);\n', '```\nDone.']), chunkDelayMs: 30 });
+        // Records further apart than the 32 ms proposal throttle: each one's proposal is sent.
+        server.enqueue({ kind: 'replay', recording: openAITextStreamRecording(['Here you go:\n```ts\nconst sum = items', '.reduce((a, b) => a + b, 0);\n', '```\nDone.']), chunkDelayMs: 80 });
         const q = query();
         const answer = await service.refactor(q);
         assert.deepEqual(answer, { text: '    const sum = items.reduce((a, b) => a + b, 0);\n', agent: 'fake-openai' });

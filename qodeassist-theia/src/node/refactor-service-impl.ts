@@ -7,6 +7,7 @@ import { McpHubs } from './mcp-service-impl';
 import { SessionPools } from './session-pools';
 import { TheiaHostModels } from './theia-host-models';
 import { ConnectionLog } from './connection-log';
+import { LatestValueThrottle } from './event-coalescer';
 import { AgentChoice } from '../common/chat-protocol';
 import { QodeAssistRefactorClient, QodeAssistRefactorService, RefactorAnswer, RefactorProgress, RefactorQuery } from '../common/refactor-protocol';
 import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
@@ -44,6 +45,8 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
         }
         const controller = new AbortController();
         this.running.set(query.id, controller);
+        // The proposal is the whole replacement so far, and each one costs the view a redraw and a line diff: the newest per interval.
+        const proposals = new LatestValueThrottle<string>(text => this.client?.onRefactorProgress(query.id, [{ kind: 'proposal', text }]));
         let agent: ResolvedAgent | undefined;
         try {
             if (query.text.length > MAX_FILE_CHARS) {
@@ -65,9 +68,10 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
                 agent, sessions: this.pools.for(configurationService), thinking: query.thinking,
                 tools: tools ? { tools: tools.definitions(), executor: tools } : undefined,
                 signal: controller.signal,
-                onProposal: text => this.client?.onRefactorProgress(query.id, [{ kind: 'proposal', text }]),
+                onProposal: text => proposals.push(text),
                 onEvents: events => this.forward(query.id, events)
             });
+            proposals.flush();
             return { text: result.text, agent: result.agent };
         } catch (error) {
             if (error instanceof CancelledError || controller.signal.aborted) {
@@ -76,6 +80,7 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             const info = toErrorInfo(error);
             return { error: agent ? explainAuthError(agent, info) : info };
         } finally {
+            proposals.dispose();
             this.running.delete(query.id);
         }
     }

@@ -283,4 +283,30 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         await page.screenshot({ path: screenshotPath('chat-history-after-delete') });
         await page.keyboard.press('Escape');
     });
+
+    it('renders tables, quotes and links, and loads nothing an answer points at: a web image is a link, raw HTML is text', async () => {
+        const pixel = `${fake.url}/pixel.png?leak=sk-secret`;
+        fake.enqueue({ kind: 'replay', recording: openAITextRecording([
+            '| tool | use |', '|:-|-:|', '| grep | search |', '', '> quoted *advice*', '',
+            `See [the docs](https://example.com/docs) and ![a chart](${pixel}).`, '',
+            `<img src="${fake.url}/raw.png" onerror="document.title='owned'">`
+        ].join('\n')) });
+        await chat.send('show me a table');
+        await chat.waitForLastAnswer('done');
+        const answer = chat.lastAnswer().locator('.qa-markdown');
+        assert.deepEqual(await answer.locator('th').allTextContents(), ['tool', 'use']);
+        assert.equal(await answer.locator('td').nth(1).evaluate(cell => getComputedStyle(cell).textAlign), 'right');
+        assert.match(await answer.locator('blockquote').innerHTML(), /quoted <em>advice<\/em>/);
+        assert.equal(await answer.locator('a[href="https://example.com/docs"]').getAttribute('target'), '_blank');
+        const image = answer.locator('a.qa-image-link');
+        assert.equal(await image.textContent(), '[image: a chart]');
+        assert.equal(await image.getAttribute('href'), pixel);
+        assert.equal(await answer.locator('img').count(), 0);
+        assert.match(await answer.textContent() ?? '', /<img src=.*onerror=/);
+        await page.waitForTimeout(1_000);
+        assert.deepEqual(fake.requests.filter(request => /\.png$/.test(request.path)).map(request => request.path), [], 'no image was fetched');
+        assert.notEqual(await page.title(), 'owned');
+        await chat.lastAnswer().scrollIntoViewIfNeeded();
+        await page.screenshot({ path: screenshotPath('chat-rich-markdown') });
+    });
 });

@@ -1,55 +1,30 @@
 import type { SessionEvent } from '@qodeassist/core';
 
-/** How long text deltas may wait to travel with the next ones; the chat renders at most every 50 ms anyway. */
+/** How long streamed output may wait to travel with what follows; the chat renders at most every 50 ms anyway. */
 export const COALESCE_MS = 32;
 
 /**
- * Holds a stream's text and thinking deltas for at most `intervalMs` and hands them on in one
- * call. A provider that sends a token per record would otherwise cost, per token, an RPC
- * message: encoding here, a socket frame, decoding and an event in the browser, all garbage the
- * browser has to collect while it renders. Deltas after a quiet interval go at once, so the
- * first token is not delayed; any other event goes at once with the deltas held before it, so
- * tool calls, usage and the end keep their order and their timing. Adjacent deltas of one kind
- * and request are joined into one.
+ * The timing the two senders below share: what is held goes at once after a quiet interval (the
+ * first token is not delayed), otherwise when the interval since the last send ends; `urgent`
+ * sends at once. Nothing is sent after `dispose`.
  */
-export class EventCoalescer<E extends SessionEvent> {
-    private held: E[] = [];
+abstract class IntervalSender<H> {
+    private held: H | undefined;
     private timer: ReturnType<typeof setTimeout> | undefined;
     private lastSent = -Infinity;
     private disposed = false;
 
-    constructor(
-        private readonly send: (events: E[]) => void,
-        private readonly intervalMs = COALESCE_MS,
-        private readonly now: () => number = () => performance.now()
-    ) { }
-
-    push(events: readonly E[]): void {
-        if (this.disposed) {
-            return;
-        }
-        let urgent = false;
-        for (const event of events) {
-            urgent ||= !isDelta(event);
-            this.hold(event);
-        }
-        const wait = this.lastSent + this.intervalMs - this.now();
-        if (urgent || wait <= 0) {
-            this.flush();
-        } else {
-            this.timer ??= setTimeout(() => this.flush(), wait);
-        }
-    }
+    constructor(private readonly intervalMs: number, private readonly now: () => number) { }
 
     /** Sends what is held now. */
     flush(): void {
         clearTimeout(this.timer);
         this.timer = undefined;
-        if (this.held.length > 0) {
-            const events = this.held;
-            this.held = [];
+        const held = this.held;
+        if (held !== undefined) {
+            this.held = undefined;
             this.lastSent = this.now();
-            this.send(events);
+            this.deliver(held);
         }
     }
 
@@ -58,19 +33,60 @@ export class EventCoalescer<E extends SessionEvent> {
         this.disposed = true;
         clearTimeout(this.timer);
         this.timer = undefined;
-        this.held = [];
+        this.held = undefined;
     }
 
-    private hold(event: E): void {
-        const previous = this.held[this.held.length - 1];
-        if (previous && isDelta(previous) && isDelta(event) && previous.type === event.type && previous.requestId === event.requestId
-            && !(previous.type === 'ThinkingDelta' && previous.signature !== undefined)) {
-            // A signature closes a thinking block; it travels on the joined delta as on the last one.
-            this.held[this.held.length - 1] = { ...previous, ...event, text: previous.text + event.text };
+    /** Replaces what is held with `update(current)` and sends it when due. */
+    protected hold(update: (current: H | undefined) => H, urgent = false): void {
+        if (this.disposed) {
+            return;
+        }
+        this.held = update(this.held);
+        const wait = this.lastSent + this.intervalMs - this.now();
+        if (urgent || wait <= 0) {
+            this.flush();
         } else {
-            this.held.push(event);
+            this.timer ??= setTimeout(() => this.flush(), wait);
         }
     }
+
+    protected abstract deliver(held: H): void;
+}
+
+/**
+ * Holds a stream's text and thinking deltas for at most `intervalMs` and hands them on in one
+ * call. A provider that sends a token per record would otherwise cost, per token, an RPC
+ * message: encoding here, a socket frame, decoding and an event in the browser, all garbage the
+ * browser has to collect while it renders. Any other event goes at once with the deltas held
+ * before it, so tool calls, usage and the end keep their order and their timing. Adjacent deltas
+ * of one kind and request are joined into one.
+ */
+export class EventCoalescer<E extends SessionEvent> extends IntervalSender<E[]> {
+    constructor(private readonly send: (events: E[]) => void, intervalMs = COALESCE_MS, now: () => number = () => performance.now()) {
+        super(intervalMs, now);
+    }
+
+    push(events: readonly E[]): void {
+        if (events.length > 0) {
+            this.hold(held => events.reduce(join, held ?? []), events.some(event => !isDelta(event)));
+        }
+    }
+
+    protected deliver(events: E[]): void {
+        this.send(events);
+    }
+}
+
+function join<E extends SessionEvent>(held: E[], event: E): E[] {
+    const previous = held[held.length - 1];
+    if (previous && isDelta(previous) && isDelta(event) && previous.type === event.type && previous.requestId === event.requestId
+        && !(previous.type === 'ThinkingDelta' && previous.signature !== undefined)) {
+        // A signature closes a thinking block; it travels on the joined delta as on the last one.
+        held[held.length - 1] = { ...previous, ...event, text: previous.text + event.text };
+    } else {
+        held.push(event);
+    }
+    return held;
 }
 
 function isDelta(event: SessionEvent): event is Extract<SessionEvent, { type: 'TextDelta' | 'ThinkingDelta' }> {
@@ -82,43 +98,16 @@ function isDelta(event: SessionEvent): event is Extract<SessionEvent, { type: 'T
  * the latest of each interval when it ends. For a value that replaces the one before (a refactor's
  * whole proposal so far), where every intermediate one costs the receiver a full redraw.
  */
-export class LatestValueThrottle<T> {
-    private held: { value: T } | undefined;
-    private timer: ReturnType<typeof setTimeout> | undefined;
-    private lastSent = -Infinity;
-
-    constructor(
-        private readonly send: (value: T) => void,
-        private readonly intervalMs = COALESCE_MS,
-        private readonly now: () => number = () => performance.now()
-    ) { }
+export class LatestValueThrottle<T> extends IntervalSender<{ value: T }> {
+    constructor(private readonly send: (value: T) => void, intervalMs = COALESCE_MS, now: () => number = () => performance.now()) {
+        super(intervalMs, now);
+    }
 
     push(value: T): void {
-        this.held = { value };
-        const wait = this.lastSent + this.intervalMs - this.now();
-        if (wait <= 0) {
-            this.flush();
-        } else {
-            this.timer ??= setTimeout(() => this.flush(), wait);
-        }
+        this.hold(() => ({ value }));
     }
 
-    /** Sends the held value now, if there is one. */
-    flush(): void {
-        clearTimeout(this.timer);
-        this.timer = undefined;
-        if (this.held) {
-            const { value } = this.held;
-            this.held = undefined;
-            this.lastSent = this.now();
-            this.send(value);
-        }
-    }
-
-    /** Drops the held value. */
-    dispose(): void {
-        clearTimeout(this.timer);
-        this.timer = undefined;
-        this.held = undefined;
+    protected deliver({ value }: { value: T }): void {
+        this.send(value);
     }
 }

@@ -19,8 +19,13 @@ export class LogClientImpl implements QodeAssistLogClient {
 
     onLog(lines: LogLine[]): void {
         for (const line of lines) {
-            this.channel.appendLine(`${line.time} [${line.level}] ${line.category}: ${line.message}`);
+            this.append(line);
         }
+    }
+
+    /** A line of the backend's, or one the frontend logs itself (its category is its own). */
+    append(line: Omit<LogLine, 'category'> & { category: string }): void {
+        this.channel.appendLine(`${line.time} [${line.level}] ${line.category}: ${line.message}`);
     }
 }
 
@@ -39,7 +44,7 @@ export class LogContribution implements FrontendApplicationContribution, Command
             }
         });
         void this.preferences.ready.then(apply);
-        codeHighlighter.reportFailuresTo(message => this.client.channel.appendLine(`${new Date().toISOString()} [warn] qodeassist.chat: ${message}`));
+        codeHighlighter.reportFailuresTo(message => this.client.append({ time: new Date().toISOString(), level: 'warn', category: 'qodeassist.chat', message }));
     }
 
     registerCommands(commands: CommandRegistry): void {

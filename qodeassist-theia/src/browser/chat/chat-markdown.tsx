@@ -14,9 +14,9 @@ type Token = ReturnType<markdownit['parse']>[number];
  */
 const markdown = markdownit({ html: false, linkify: true, breaks: false });
 
-/** Tags a Markdown token may become; any other is left out and its content kept. */
-const TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
-    'strong', 'em', 's', 'a', 'img', 'br', 'code']);
+/** Tags an open/close token pair may become; any other is left out and its content kept (single tokens are `leafOf`'s). */
+const TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+    'strong', 'em', 's', 'a']);
 
 /**
  * Web and mail links; inline images in the formats markdown-it lets through. Nothing relative:
@@ -145,19 +145,18 @@ function leafOf(token: Token, highlight: boolean): React.ReactNode | React.React
  * answers (at once for a block it has seen).
  */
 function CodeBlock({ code, language, highlight }: { code: string; language: string; highlight: boolean }): React.ReactElement {
-    const known = highlight && language ? codeHighlighter.cached(code, language) : undefined;
-    // The worker's answer, for the code it was asked about: a block given other code shows that plain until its own answer.
-    const [answer, setAnswer] = React.useState<{ code: string; language: string; markup: string | undefined }>();
+    // The highlighter remembers its answers: the block asks, and reads the answer from there once it came.
+    const [, answered] = React.useReducer((count: number) => count + 1, 0);
+    const markup = highlight && language ? codeHighlighter.cached(code, language) : undefined;
     React.useEffect(() => {
-        if (known !== 'unknown') {
+        if (markup !== 'unknown') {
             return undefined;
         }
         let mounted = true;
-        void codeHighlighter.highlight(code, language).then(markup => mounted && setAnswer({ code, language, markup }));
+        void codeHighlighter.highlight(code, language).then(() => mounted && answered());
         return () => { mounted = false; };
-    }, [code, language, known]);
-    const markup = known !== 'unknown' ? known : answer?.code === code && answer.language === language ? answer.markup : undefined;
-    const highlighted = React.useMemo(() => markup ? highlightedElements(markup) : undefined, [markup]);
+    }, [code, language, markup]);
+    const highlighted = React.useMemo(() => markup && markup !== 'unknown' ? highlightedElements(markup) : undefined, [markup]);
     return <div className='qa-code'>
         <div className='qa-code-bar'>
             <span className='qa-code-language'>{language || 'text'}</span>

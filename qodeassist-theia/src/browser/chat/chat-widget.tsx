@@ -255,22 +255,22 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
      */
     protected updateStreaming(ended: boolean): void {
         const wait = this.lastStreamRender + STREAM_RENDER_MS - performance.now();
-        if (ended) {
-            clearTimeout(this.streamRenderTimer);
-            this.streamRenderTimer = undefined;
-            this.lastStreamRender = performance.now();
-            this.update();
-        } else if (wait <= 0) {
-            clearTimeout(this.streamRenderTimer);
-            this.streamRenderTimer = undefined;
-            this.lastStreamRender = performance.now();
-            this.messagesChanged.fire();
+        if (ended || wait <= 0) {
+            this.renderStreaming(ended);
         } else {
-            this.streamRenderTimer ??= setTimeout(() => {
-                this.streamRenderTimer = undefined;
-                this.lastStreamRender = performance.now();
-                this.messagesChanged.fire();
-            }, wait);
+            this.streamRenderTimer ??= setTimeout(() => this.renderStreaming(false), wait);
+        }
+    }
+
+    /** The whole view (the answer ended), or only the message list. */
+    protected renderStreaming(whole: boolean): void {
+        clearTimeout(this.streamRenderTimer);
+        this.streamRenderTimer = undefined;
+        this.lastStreamRender = performance.now();
+        if (whole) {
+            this.update();
+        } else {
+            this.messagesChanged.fire();
         }
     }
 

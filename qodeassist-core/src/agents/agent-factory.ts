@@ -8,6 +8,7 @@ import { ConfigurationSource, hint, lineOf, LoadedProvider, MergedAgent, readCon
 import { ConcreteAgentSchema, Pipeline, PIPELINES, Role } from '../config/schemas';
 import { BodyTemplate, BodyTemplateError, renderSync } from '../prompt/body-template';
 import { createTemplateEnvironment } from '../prompt/partial-loader';
+import { compileSandboxedTemplate, TemplateSandboxError } from '../prompt/template-sandbox';
 import { REQUEST_SHAPES } from '../prompt/request-shapes';
 import { syntheticContext, TemplateContext, TemplateVariablesFor } from '../prompt/template-context';
 import { CLIENT_API_INFO, endpointUrl } from '../wire/client-apis';
@@ -102,6 +103,10 @@ function checkPartials(layers: ConfigLayer[], environment: nunjucks.Environment)
             try {
                 environment.getTemplate(name, true);
             } catch (error) {
+                if (error instanceof TemplateSandboxError) {
+                    issues.push({ severity: 'error', file: readConfigFile(layer, path).label, line: error.line, message: `partial "${name}": ${error.reason}`, fix: error.fix });
+                    continue;
+                }
                 const message = cleanMessage(error);
                 const line = /\[Line (\d+)/.exec(String((error as Error)?.message ?? ''))?.[1];
                 issues.push({
@@ -162,9 +167,9 @@ function resolveAgent(
     let systemPrompt: nunjucks.Template;
     let body: BodyTemplate;
     try {
-        systemPrompt = new nunjucks.Template(profile.system_prompt ?? '', environment, `${name}:system_prompt`, true);
+        systemPrompt = compileSandboxedTemplate(profile.system_prompt ?? '', environment, `${name}:system_prompt`);
     } catch (error) {
-        report(['system_prompt'], `system_prompt template: ${cleanMessage(error)}`, 'fix the template syntax');
+        report(['system_prompt'], `system_prompt template: ${cleanMessage(error)}${sandboxLine(error)}`, error instanceof TemplateSandboxError ? error.fix : 'fix the template syntax');
         return undefined;
     }
     try {
@@ -191,7 +196,8 @@ function resolveAgent(
     try {
         systemText = agent.renderSystemPrompt();
     } catch (error) {
-        report(['system_prompt'], `system_prompt template: ${cleanMessage(error)}`, /unknown role/.test(cleanMessage(error)) ? 'create the role in roles/ or fix the id' : 'fix the template');
+        report(['system_prompt'], `system_prompt template: ${cleanMessage(error)}${sandboxLine(error)}`, error instanceof TemplateSandboxError ? error.fix
+            : /unknown role/.test(cleanMessage(error)) ? 'create the role in roles/ or fix the id' : 'fix the template');
         return undefined;
     }
     let rendered: Record<string, unknown>;
@@ -226,6 +232,11 @@ export function maxOutputTokensOf(body: Record<string, unknown>): number | undef
     ];
     const value = candidates.find(candidate => typeof candidate === 'number' && candidate > 0);
     return value as number | undefined;
+}
+
+/** Where in a multi-line system_prompt the sandbox refused something (a partial's line is already in the message). */
+function sandboxLine(error: unknown): string {
+    return error instanceof TemplateSandboxError && error.partial === undefined && error.line !== undefined ? ` (template line ${error.line})` : '';
 }
 
 function cleanMessage(error: unknown): string {

@@ -1,4 +1,6 @@
 import * as nunjucks from 'nunjucks';
+import { compileSandboxedTemplate, TemplateSandboxError } from './template-sandbox';
+import { takeLastRefusal } from './template-runtime-guard';
 
 /** Where in `[body]` a problem is, and what it is. */
 export class BodyTemplateError extends Error {
@@ -46,7 +48,7 @@ function compileNode(value: unknown, environment: nunjucks.Environment, name: st
     }
     if (typeof value === 'string' && isTemplate(value)) {
         try {
-            return { kind: 'template', template: new nunjucks.Template(value, environment, `${name}:body.${path.join('.')}`, true), source: value };
+            return { kind: 'template', template: compileSandboxedTemplate(value, environment, `${name}:body.${path.join('.')}`), source: value };
         } catch (error) {
             throw templateError(path, error);
         }
@@ -110,6 +112,7 @@ function renderNode(node: Node, variables: TemplateVariables, path: string[]): u
 export function renderSync(template: nunjucks.Template, variables: object): string {
     let result: string | null | undefined;
     let failure: unknown;
+    takeLastRefusal();
     // A parent frame keeps nunjucks from deferring the callback to a later tick.
     const frame = new (nunjucks as unknown as { runtime: { Frame: new () => object } }).runtime.Frame();
     (template.render as (context: object, frame: object, callback: (error: Error | null, output: string | null) => void) => void)
@@ -118,7 +121,10 @@ export function renderSync(template: nunjucks.Template, variables: object): stri
             result = output;
         });
     if (failure) {
-        throw failure;
+        const refusal = takeLastRefusal();
+        throw refusal && String((failure as Error).message).includes(refusal.reason)
+            ? new TemplateSandboxError(refusal.reason, refusal.fix, refusal.line ?? lineOf(failure), refusal.partial)
+            : failure;
     }
     if (typeof result !== 'string') {
         throw new Error('the template failed inside an included partial (the partial\'s own error is listed for its file)');
@@ -129,12 +135,24 @@ export function renderSync(template: nunjucks.Template, variables: object): stri
 /** A nunjucks compile or render failure as a BodyTemplateError, keeping the template line and the cause's own fix. */
 function templateError(path: string[], error: unknown): BodyTemplateError {
     const cause = (error as { cause?: unknown })?.cause;
+    const refused = error instanceof TemplateSandboxError ? error : cause instanceof TemplateSandboxError ? cause : undefined;
+    if (refused) {
+        // The sandbox's own words; a partial's line is in the message, the template line only for this field's own text.
+        const ownLine = refused.partial === undefined ? refused.line ?? lineOf(error) : undefined;
+        return new BodyTemplateError(path.join('.'), refused.message, refused.fix, ownLine);
+    }
     const inner = error as { message?: string; fix?: string; lineno?: number };
     const message = String(inner.message ?? error);
-    const line = inner.lineno ?? Number(/\[Line (\d+)/.exec(message)?.[1]);
+    const line = lineOf(error);
     const fix = (inner.fix ?? (cause as { fix?: string } | undefined)?.fix) ?? findFix(message);
     const clean = message.replace(/^\(.*?\)\s*/, '').replace(/\s*\n\s*/g, ' ').trim();
-    return new BodyTemplateError(path.join('.'), clean, fix, Number.isFinite(line) ? line : undefined);
+    return new BodyTemplateError(path.join('.'), clean, fix, line);
+}
+
+function lineOf(error: unknown): number | undefined {
+    const inner = error as { message?: string; lineno?: number };
+    const line = inner?.lineno ?? Number(/\[Line (\d+)/.exec(String(inner?.message ?? error))?.[1]);
+    return Number.isFinite(line) ? line : undefined;
 }
 
 function findFix(message: string): string {

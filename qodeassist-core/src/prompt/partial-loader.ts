@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import * as nunjucks from 'nunjucks';
+import { SandboxedTemplateLoader, withoutPrototypes } from './template-sandbox';
 
 /** Raised for an include that leaves its roots or names no existing partial; carries what to do. */
 export class PartialError extends Error {
@@ -44,11 +45,16 @@ export class SandboxedPartialLoader extends nunjucks.Loader {
     }
 }
 
-/** The nunjucks environment every agent template renders in: no autoescape (the output is JSON), a `json` filter. */
+/**
+ * The nunjucks environment every agent template renders in: no autoescape (the output is JSON), a `json`
+ * filter, partials checked and guarded by the template sandbox. Compile top-level templates in it with
+ * compileSandboxedTemplate, never `new nunjucks.Template`.
+ */
 export function createTemplateEnvironment(partialRoots: readonly string[]): nunjucks.Environment {
-    const environment = new nunjucks.Environment(new SandboxedPartialLoader(partialRoots), {
+    const loader = new SandboxedTemplateLoader(new SandboxedPartialLoader(partialRoots), (): nunjucks.Environment => environment);
+    const environment: nunjucks.Environment = new nunjucks.Environment(loader, {
         autoescape: false, throwOnUndefined: false, trimBlocks: true, lstripBlocks: true
     });
     environment.addFilter('json', (value: unknown) => JSON.stringify(value ?? null));
-    return environment;
+    return withoutPrototypes(environment);
 }

@@ -8,9 +8,22 @@ export interface CommandResult {
     omitted: number;
 }
 
-/** Runs one command without a shell (no pipes, no expansion): the IDE's terminal service or a Node child process. */
+export interface TerminalRunOptions {
+    cwd: string;
+    timeoutMs: number;
+    maxOutputChars: number;
+    signal?: AbortSignal;
+    /** The workspace the command runs in: a program found inside it is never started. */
+    workspaceRoots?: readonly string[];
+}
+
+/**
+ * Runs one command without a shell (no pipes, no expansion): the IDE's terminal service or a
+ * Node child process. Contained: no keys in its environment, the program found outside the
+ * workspace, the whole process tree ended on timeout or cancel.
+ */
 export interface ITerminal {
-    run(argv: readonly string[], options: { cwd: string; timeoutMs: number; maxOutputChars: number; signal?: AbortSignal }): Promise<CommandResult>;
+    run(argv: readonly string[], options: TerminalRunOptions): Promise<CommandResult>;
 }
 
 /** Runs the workspace's build: a configured build task in the IDE, a command in the bench CLI. */

@@ -30,7 +30,7 @@ export interface BuiltinToolsOptions {
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
     const tools: AnyTool[] = [...FILE_TOOLS, createTodoTool()];
     tools.push(createTerminalTool({
-        terminal: new NodeTerminal(), allowed: options.allowedCommands?.length ? options.allowedCommands : defaultAllowedCommands(),
+        terminal: new NodeTerminal({ workspaceRoots: [options.workspace] }), allowed: options.allowedCommands?.length ? options.allowedCommands : defaultAllowedCommands(),
         timeoutMs: options.commandTimeoutMs, maxOutputChars: options.commandOutputLimit
     }));
     if (options.diagnostics) {
@@ -43,7 +43,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
         tools.push(createReadOriginalHistoryTool(options.originalHistory));
     }
     if (options.buildCommand?.trim()) {
-        tools.push(createBuildTool(new CommandBuildRunner(splitCommandLine(options.buildCommand), options.workspace)));
+        tools.push(createBuildTool(new CommandBuildRunner(splitCommandLine(options.buildCommand), options.workspace, new NodeTerminal({ workspaceRoots: [options.workspace] }))));
     }
     return tools;
 }

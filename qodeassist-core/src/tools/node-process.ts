@@ -1,6 +1,10 @@
-import { spawn } from 'node:child_process';
-import { CommandResult, IBuildRunner, ITerminal } from '../ports/process-ports';
+import { resolve } from 'node:path';
+import { CommandResult, IBuildRunner, ITerminal, TerminalRunOptions } from '../ports/process-ports';
 import { CancelledError } from '../wire/error-info';
+import { PROCESS_SECRETS } from '../wire/redaction';
+import { childEnvironment, environmentValue } from './child-environment';
+import { startContained } from './contained-process';
+import { containedPath, ProgramSearch, programNotFoundMessage, resolveProgram } from './program-resolver';
 
 /** Keeps the head and the tail of long output: the command line and the final error both matter. */
 export function capOutput(output: string, max: number): { text: string; omitted: number } {
@@ -13,50 +17,83 @@ export function capOutput(output: string, max: number): { text: string; omitted:
     return { text: `${output.slice(0, head)}\n[… ${omitted} characters omitted …]\n${output.slice(output.length - tail)}`, omitted };
 }
 
-/** Node's child_process, never through a shell. */
+export interface NodeTerminalOptions {
+    /** Folders whose binaries are never started (the workspace); each run's own roots and cwd are added. */
+    workspaceRoots?: readonly string[];
+    /** Known secret values (keys read from the SecretsStore, the MCP token): never passed to a child. Default: every key this process resolved. */
+    secrets?: () => readonly string[];
+    /** The environment to scrub; the backend's own by default. */
+    env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Node's child_process, never through a shell, contained: a scrubbed environment, the
+ * program resolved to an absolute path outside the workspace, and the whole tree ended on
+ * timeout or cancel.
+ */
 export class NodeTerminal implements ITerminal {
-    run(argv: readonly string[], options: { cwd: string; timeoutMs: number; maxOutputChars: number; signal?: AbortSignal }): Promise<CommandResult> {
-        return new Promise((resolve, reject) => {
-            const child = spawn(argv[0], argv.slice(1), { cwd: options.cwd, shell: false, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
-            let output = '';
-            let timedOut = false;
-            const append = (chunk: Buffer) => {
-                // Bound memory: keep at most a few times the cap while running.
-                output += chunk.toString('utf8');
-                if (output.length > options.maxOutputChars * 4) {
-                    output = capOutput(output, options.maxOutputChars * 2).text;
-                }
-            };
-            child.stdout.on('data', append);
-            child.stderr.on('data', append);
-            const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, options.timeoutMs);
-            const onAbort = () => child.kill('SIGKILL');
-            options.signal?.addEventListener('abort', onAbort, { once: true });
-            child.on('error', error => {
-                clearTimeout(timer);
-                options.signal?.removeEventListener('abort', onAbort);
-                const code = (error as NodeJS.ErrnoException).code;
-                resolve({ exitCode: null, output: code === 'ENOENT' ? `The command "${argv[0]}" was not found.` : error.message, timedOut: false, omitted: 0 });
-            });
-            child.on('close', exitCode => {
-                clearTimeout(timer);
-                options.signal?.removeEventListener('abort', onAbort);
-                if (options.signal?.aborted) {
-                    reject(new CancelledError());
-                    return;
-                }
-                const capped = capOutput(output, options.maxOutputChars);
-                resolve({ exitCode, output: capped.text, timedOut, omitted: capped.omitted });
-            });
-        });
+    constructor(private readonly settings: NodeTerminalOptions = {}) { }
+
+    async run(argv: readonly string[], options: TerminalRunOptions): Promise<CommandResult> {
+        if (options.signal?.aborted) {
+            throw new CancelledError();
+        }
+        const platform = process.platform;
+        const source = this.settings.env ?? process.env;
+        const env = childEnvironment(source, { secrets: this.settings.secrets?.() ?? PROCESS_SECRETS.list(), platform });
+        const search = {
+            path: environmentValue(env, 'PATH', platform), pathext: environmentValue(env, 'PATHEXT', platform), platform,
+            workspaceRoots: [...(this.settings.workspaceRoots ?? []), ...(options.workspaceRoots ?? []), options.cwd]
+        };
+        const program = await this.programPath(argv[0], options.cwd, search);
+        if (!program) {
+            return { exitCode: null, output: argv[0] ? programNotFoundMessage(argv[0]) : 'No command was given.', timedOut: false, omitted: 0 };
+        }
+        // The child looks programs up on the same trusted PATH as we did.
+        const pathName = Object.keys(env).find(name => name.toUpperCase() === 'PATH') ?? 'PATH';
+        env[pathName] = await containedPath(search);
+        const started = startContained(program, argv.slice(1), { cwd: options.cwd, env, timeoutMs: options.timeoutMs, signal: options.signal, stderr: true, platform });
+        let output = '';
+        const append = (chunk: Buffer) => {
+            // Bound memory: keep at most a few times the cap while running.
+            output += chunk.toString('utf8');
+            if (output.length > options.maxOutputChars * 4) {
+                output = capOutput(output, options.maxOutputChars * 2).text;
+            }
+        };
+        started.child.stdout?.on('data', append);
+        started.child.stderr?.on('data', append);
+        const exit = await started.exit;
+        if (exit.cancelled) {
+            throw new CancelledError();
+        }
+        if (exit.error) {
+            return { exitCode: null, output: exit.error.code === 'ENOENT' ? programNotFoundMessage(argv[0]) : exit.error.message, timedOut: false, omitted: 0 };
+        }
+        const capped = capOutput(output, options.maxOutputChars);
+        return { exitCode: exit.timedOut ? null : exit.exitCode, output: capped.text, timedOut: exit.timedOut, omitted: capped.omitted };
+    }
+
+    /** A bare name goes through the PATH lookup; a path (a build command the user configured) is taken as given. */
+    private async programPath(program: string | undefined, cwd: string, search: ProgramSearch): Promise<string | undefined> {
+        if (!program) {
+            return undefined;
+        }
+        if (program.includes('/') || (search.platform === 'win32' && program.includes('\\'))) {
+            return resolve(cwd, program);
+        }
+        return resolveProgram(program, search);
     }
 }
 
 /** The bench CLI's build: one configured command line, run in the workspace. */
 export class CommandBuildRunner implements IBuildRunner {
-    constructor(private readonly argv: readonly string[], private readonly cwd: string, private readonly terminal: ITerminal = new NodeTerminal()) { }
+    constructor(
+        private readonly argv: readonly string[], private readonly cwd: string, private readonly terminal: ITerminal = new NodeTerminal(),
+        private readonly workspaceRoots: readonly string[] = [cwd]
+    ) { }
 
     build(options: { timeoutMs: number; maxOutputChars: number; signal?: AbortSignal }): Promise<CommandResult> {
-        return this.terminal.run(this.argv, { cwd: this.cwd, ...options });
+        return this.terminal.run(this.argv, { cwd: this.cwd, workspaceRoots: this.workspaceRoots, ...options });
     }
 }

@@ -82,7 +82,7 @@ export function createTerminalTool(options: TerminalToolOptions): AnyTool {
             const cwd = context.files.resolve(args.cwd ?? '.');
             const result = await options.terminal.run(argv, {
                 cwd: cwd.absolute, timeoutMs: (args.timeout_seconds ?? 0) * 1000 || options.timeoutMs || 60_000,
-                maxOutputChars: options.maxOutputChars ?? 30_000, signal: context.signal
+                maxOutputChars: options.maxOutputChars ?? 30_000, signal: context.signal, workspaceRoots: context.files.roots
             });
             const status = result.timedOut ? 'timed out and was stopped' : result.exitCode === null ? 'could not start' : `exited with code ${result.exitCode}`;
             return { content: `$ ${args.command}\n${result.output}\n[${status}]`, isError: result.exitCode !== 0 };
@@ -99,7 +99,7 @@ export function createBuildTool(runner: IBuildRunner, options: { timeoutMs?: num
         run: async (_args, context) => {
             const result = await runner.build({ timeoutMs: options.timeoutMs ?? 600_000, maxOutputChars: options.maxOutputChars ?? 20_000, signal: context.signal });
             const problems = parseBuildProblems(result.output);
-            const summary = result.timedOut ? 'The build timed out.' : result.exitCode === 0 ? 'The build succeeded.' : `The build failed (exit code ${result.exitCode}).`;
+            const summary = result.timedOut ? 'The build timed out.' : result.exitCode === null ? 'The build could not start.' : result.exitCode === 0 ? 'The build succeeded.' : `The build failed (exit code ${result.exitCode}).`;
             const list = problems.length
                 ? `\nProblems (${problems.filter(p => p.severity === 'error').length} errors, ${problems.filter(p => p.severity === 'warning').length} warnings):\n`
                 + problems.slice(0, 50).map(formatBuildProblem).join('\n') : '';

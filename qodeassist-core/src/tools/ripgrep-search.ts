@@ -1,23 +1,46 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CancelledError } from '../wire/error-info';
+import { PROCESS_SECRETS } from '../wire/redaction';
+import { childEnvironment, environmentValue } from './child-environment';
+import { startContained } from './contained-process';
+import { containedPath, ProgramSearch, resolveProgram } from './program-resolver';
 import { ToolContext } from './tool';
 
 /** search_project skips files larger than this, in both engines. */
 export const MAX_SEARCH_FILE_BYTES = 2_000_000;
 
-let ripgrepAvailable: Promise<boolean> | undefined;
+/** `rg --version` answers per resolved binary, asked once each. */
+const probes = new Map<string, Promise<boolean>>();
 
-/** Whether `rg` is on PATH (asked once per process). */
-export function hasRipgrep(): Promise<boolean> {
-    ripgrepAvailable ??= new Promise(resolve => {
-        const probe = spawn('rg', ['--version'], { stdio: 'ignore' });
-        probe.on('error', () => resolve(false));
-        probe.on('close', code => resolve(code === 0));
-    });
-    return ripgrepAvailable;
+/** How rg is started: the scrubbed environment (RIPGREP_CONFIG_PATH, which could add `--pre`, is not passed) and the lookup outside the workspace. */
+async function ripgrepLaunch(workspaceRoots: readonly string[]): Promise<{ program: string; env: Record<string, string> } | undefined> {
+    const env = childEnvironment(process.env, { secrets: PROCESS_SECRETS.list() });
+    const search: ProgramSearch = { path: environmentValue(env, 'PATH'), pathext: environmentValue(env, 'PATHEXT'), workspaceRoots };
+    const program = await resolveProgram('rg', search);
+    if (!program) {
+        return undefined;
+    }
+    const pathName = Object.keys(env).find(name => name.toUpperCase() === 'PATH') ?? 'PATH';
+    env[pathName] = await containedPath(search);
+    return { program, env };
+}
+
+/** Whether an `rg` outside the given workspace roots answers `--version` (asked once per binary). */
+export async function hasRipgrep(workspaceRoots: readonly string[] = []): Promise<boolean> {
+    const launch = await ripgrepLaunch(workspaceRoots);
+    return !!launch && answersVersion(launch);
+}
+
+function answersVersion(launch: { program: string; env: Record<string, string> }): Promise<boolean> {
+    let probe = probes.get(launch.program);
+    if (!probe) {
+        const started = startContained(launch.program, ['--version'], { cwd: process.cwd(), env: launch.env, timeoutMs: 10_000 });
+        probe = started.exit.then(exit => !exit.error && !exit.timedOut && exit.exitCode === 0);
+        probes.set(launch.program, probe);
+    }
+    return probe;
 }
 
 interface RipgrepEvent {
@@ -34,7 +57,11 @@ export async function searchWithRipgrep(
     args: { query: string; regex?: boolean; case_sensitive?: boolean; whole_word?: boolean; glob?: string },
     context: ToolContext, limit: number, around: number, matchesGlob: ((path: string) => boolean) | undefined
 ): Promise<{ lines: string[]; matches: number } | undefined> {
-    if (process.env.QODEASSIST_SEARCH_ENGINE === 'js' || !(await hasRipgrep())) {
+    if (process.env.QODEASSIST_SEARCH_ENGINE === 'js') {
+        return undefined;
+    }
+    const launch = await ripgrepLaunch(context.files.roots);
+    if (!launch || !(await answersVersion(launch))) {
         return undefined;
     }
     const lines: string[] = [];
@@ -42,15 +69,14 @@ export async function searchWithRipgrep(
     for (const root of context.files.roots) {
         // --sort path: the same query gives the same output every time (rg is otherwise parallel and unordered).
         const rgArgs = ['--json', '--sort', 'path', '--hidden', '--glob', '!.git', '--glob', '!node_modules', '-C', String(around), '--max-filesize', String(MAX_SEARCH_FILE_BYTES),
+            // Only the ignore files WorkspaceFiles reads: .gitignore at every level, in a git repository or not (when enabled); no .ignore, .rgignore, git excludes or parents' files.
+            '--no-ignore-dot', '--no-ignore-exclude', '--no-ignore-global', '--no-ignore-parent', ...(context.files.usesGitignore ? ['--no-require-git'] : ['--no-ignore-vcs']),
             args.case_sensitive ? '--case-sensitive' : '--ignore-case', ...(args.regex ? [] : ['--fixed-strings']), ...(args.whole_word ? ['--word-regexp'] : []),
             ...(args.glob ? ['--glob', args.glob] : []),
             ...(existsSync(join(root, '.qodeassistignore')) ? ['--ignore-file', join(root, '.qodeassistignore')] : []), '--', args.query, '.'];
         const ok = await new Promise<boolean>(resolve => {
-            const child = spawn('rg', rgArgs, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
-            const onAbort = () => child.kill('SIGKILL');
-            context.signal?.addEventListener('abort', onAbort, { once: true });
-            const reader = createInterface({ input: child.stdout, crlfDelay: Infinity });
-            const readerClosed = new Promise<void>(done => reader.once('close', () => done()));
+            const { child, exit } = startContained(launch.program, rgArgs, { cwd: root, env: launch.env, signal: context.signal });
+            const reader = createInterface({ input: child.stdout!, crlfDelay: Infinity });
             reader.on('line', line => {
                 let event: RipgrepEvent;
                 try {
@@ -76,11 +102,10 @@ export async function searchWithRipgrep(
                     lines.push(`${relativePath}-${event.data.line_number}- ${text}`);
                 }
             });
-            child.on('error', () => resolve(false));
-            child.on('close', code => {
-                context.signal?.removeEventListener('abort', onAbort);
+            void exit.then(({ exitCode, error, cancelled }) => {
+                reader.close();
                 // 0: matches, 1: none; anything else (a bad regex for rg, say) falls back.
-                void readerClosed.then(() => resolve(code === 0 || code === 1));
+                resolve(!error && !cancelled && (exitCode === 0 || exitCode === 1));
             });
         });
         if (context.signal?.aborted) {

@@ -9,7 +9,15 @@ export interface PermissionRequest {
     arguments: Record<string, unknown>;
     /** The chat (or refactor run) asking; "allow for this chat" is remembered per chat. */
     chatId: string;
+    /**
+     * Set when a write reaches a protected place (configuration or ignore rules, also as a link's
+     * target), e.g. ".vscode/tasks.json": it is asked every time, never allowed for a whole chat.
+     */
+    protectedPath?: string;
 }
+
+/** What the bench CLI's --allow grants: a permission class, or writes to protected places too (implies write). */
+export type PermissionGrant = PermissionClass | 'protected-write';
 
 /** Asks the user whether a write or execute tool may run: the IDE shows a prompt, the bench CLI answers from a flag. */
 export interface IPermissionPrompt {
@@ -18,9 +26,13 @@ export interface IPermissionPrompt {
 
 /** The bench CLI's answer: a fixed policy given on the command line. */
 export class FixedPermissionPolicy implements IPermissionPrompt {
-    constructor(private readonly allowed: ReadonlySet<PermissionClass>) { }
+    constructor(private readonly allowed: ReadonlySet<PermissionGrant>) { }
 
     async ask(request: PermissionRequest): Promise<PermissionAnswer> {
-        return this.allowed.has(request.permission) ? 'allow-once' : 'deny';
+        if (request.protectedPath !== undefined) {
+            return this.allowed.has('protected-write') ? 'allow-once' : 'deny';
+        }
+        const granted = this.allowed.has(request.permission) || (request.permission === 'write' && this.allowed.has('protected-write'));
+        return granted ? 'allow-once' : 'deny';
     }
 }

@@ -1,9 +1,10 @@
 import { createTwoFilesPatch } from 'diff';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import picomatch = require('picomatch');
 import { z } from 'zod';
+import { createFileAtomically, replaceFileAtomically } from './atomic-file-write';
 import { FileSystemProjectScanner } from './project-scanner';
 import { MAX_SEARCH_FILE_BYTES, searchWithRipgrep } from './ripgrep-search';
 import { AnyTool, defineTool, ToolContext } from './tool';
@@ -79,7 +80,7 @@ export const listProjectFilesTool = defineTool({
     }),
     run: async (args, context) => {
         const limit = args.max_results ?? 500;
-        const starts = args.path ? [context.files.resolve(args.path)] : rootsOf(context.files);
+        const starts = args.path ? [listStart(context.files, args.path)] : rootsOf(context.files);
         const shown: string[] = [];
         let total = 0;
         for (const start of starts) {
@@ -94,6 +95,13 @@ export const listProjectFilesTool = defineTool({
         return { content: shown.length ? `${shown.join('\n')}${more}` : 'No files (or all are ignored).' };
     }
 });
+
+/** A folder to list: allowed by the ignore rules, and walked at its real place so a linked folder's files show where they really are. */
+function listStart(files: WorkspaceFiles, input: string): ResolvedPath {
+    const path = files.resolve(input);
+    files.assertNotIgnored(path);
+    return files.real(path);
+}
 
 export const findFileTool = defineTool({
     name: 'find_file',
@@ -266,11 +274,12 @@ export const createFileTool = defineTool({
         if (existsSync(path.absolute)) {
             throw new ToolInputError(`"${path.relative}" already exists. Use edit_file to change it.`);
         }
-        await mkdir(dirname(path.absolute), { recursive: true });
+        await mkdir(dirname(context.files.real(path).absolute), { recursive: true });
+        const target = context.files.recheck(path);
         if (context.writer) {
-            await context.writer.write(path.absolute, args.content, { created: true });
+            await context.writer.write(target, args.content, { created: true });
         } else {
-            await writeFile(path.absolute, args.content, { flag: 'wx' });
+            await createFileAtomically(target, args.content);
         }
         return {
             content: `Created ${path.relative} (${args.content.split('\n').length} lines).`,
@@ -304,10 +313,12 @@ export const editFileTool = defineTool({
             throw new ToolInputError(`old_text occurs ${occurrences} times in "${path.relative}" (lines ${lines.join(', ')}). Include more surrounding text to make it unique, or set replace_all.`);
         }
         const after = args.replace_all ? before.split(args.old_text).join(args.new_text) : before.replace(args.old_text, () => args.new_text);
+        // Checked again here: reading the editor's text awaited the IDE, time enough to swap a link.
+        const target = context.files.recheck(path);
         if (context.writer) {
-            await context.writer.write(path.absolute, after, { created: false });
+            await context.writer.write(target, after, { created: false });
         } else {
-            await writeFile(path.absolute, after);
+            await replaceFileAtomically(target, after);
         }
         const diff = patch(path.relative, before, after);
         return {

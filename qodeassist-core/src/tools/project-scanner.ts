@@ -4,7 +4,11 @@ import { IProjectScanner, ScannedFile } from '../ports/project-scanner';
 import { CancelledError } from '../wire/error-info';
 import { WorkspaceFiles } from './workspace-files';
 
-/** The file-system adapter of IProjectScanner: a depth-first walk in code-point order, ignore rules applied. */
+/**
+ * The file-system adapter of IProjectScanner: a depth-first walk in code-point order, ignore rules
+ * applied. Symbolic links are neither listed nor followed, like ripgrep without --follow: a link
+ * could lead to an ignored file or out of the workspace, and read_file checks a link it is given.
+ */
 export class FileSystemProjectScanner implements IProjectScanner {
     constructor(private readonly workspace: WorkspaceFiles) { }
 
@@ -23,6 +27,7 @@ export class FileSystemProjectScanner implements IProjectScanner {
             if (entry.isDirectory()) {
                 yield* this.files(child, signal);
             } else if (entry.isFile()) {
+                // Dirent types come from lstat: a link is neither a file nor a folder here.
                 yield child;
             }
         }

@@ -1,5 +1,5 @@
 import { IDocumentReader, IDocumentWriter } from '../ports/document-reader';
-import { IPermissionPrompt, PermissionClass } from '../ports/permission-prompt';
+import { IPermissionPrompt, PermissionClass, PermissionRequest } from '../ports/permission-prompt';
 import { CtxTool } from '../prompt/template-context';
 import { ToolCall } from '../wire/assistant-turn';
 import { CancelledError, untilAborted } from '../wire/error-info';
@@ -73,6 +73,22 @@ export class ToolKitExecutor implements ToolExecutor {
         return this.registry.tools().filter(tool => !this.options.disabled?.has(tool.name));
     }
 
+    /**
+     * The protected place a write tool's `path` argument reaches, links followed. A path that does
+     * not resolve is not protected here: the tool itself refuses it.
+     */
+    private protectedPathOf(args: unknown): string | undefined {
+        const path = (args as { path?: unknown }).path;
+        if (typeof path !== 'string') {
+            return undefined;
+        }
+        try {
+            return this.options.files.protectedLocation(this.options.files.resolve(path));
+        } catch {
+            return undefined;
+        }
+    }
+
     private async run(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<ToolOutcome> {
         const tool = this.registry.tools().find(candidate => candidate.name === call.name);
         if (!tool) {
@@ -86,14 +102,17 @@ export class ToolKitExecutor implements ToolExecutor {
             const problems = parsed.error.issues.map(issue => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`).join('; ');
             return { isError: true, content: `Invalid arguments for ${tool.name}: ${problems}. Call it again with arguments matching its schema.` };
         }
-        if (tool.permission !== 'read' && !this.allowedForChat.has(tool.name)) {
-            const answer = await untilAborted(
-                this.options.permissions.ask({ tool: tool.name, permission: tool.permission, arguments: call.arguments, chatId: this.chatId }), context.signal
-            );
+        // A write to a protected place asks every time, whatever was allowed for this chat.
+        const protectedPath = tool.permission === 'write' ? this.protectedPathOf(parsed.data) : undefined;
+        if (tool.permission !== 'read' && (protectedPath !== undefined || !this.allowedForChat.has(tool.name))) {
+            const request: PermissionRequest = {
+                tool: tool.name, permission: tool.permission, arguments: call.arguments, chatId: this.chatId, ...(protectedPath !== undefined ? { protectedPath } : {})
+            };
+            const answer = await untilAborted(this.options.permissions.ask(request), context.signal);
             if (answer === 'deny') {
                 return { isError: true, content: `The user denied ${tool.name} with these arguments. Do not retry it unchanged; ask the user or take another approach.` };
             }
-            if (answer === 'allow-chat') {
+            if (answer === 'allow-chat' && protectedPath === undefined) {
                 this.allowedForChat.add(tool.name);
             }
         }

@@ -201,16 +201,19 @@ export function PermissionPrompt({ pending, onAnswer, within = 'chat' }: {
                 ? ` QodeAssist wants to ${request.tool === 'create_file' ? 'create' : 'change'} ${request.arguments.path}`
                 : ` QodeAssist wants to run ${request.tool} (${request.permission})`}
         </div>
+        {request.protectedPath !== undefined && <div className='qa-permission-protected'>
+            {nls.localize('qodeassist/chat/protectedPath', '{0} holds configuration or ignore rules, so QodeAssist asks every time.', request.protectedPath)}
+        </div>}
         {diff ? <DiffView diff={diff} /> : <pre className='qa-permission-args'>{JSON.stringify(request.arguments, undefined, 2)}</pre>}
         <div className='qa-permission-actions'>
             <button className='theia-button' data-answer='allow-once' onClick={() => onAnswer(pending, 'allow-once')}>
                 {write ? nls.localize('qodeassist/chat/applyEdit', 'Apply') : nls.localize('qodeassist/chat/allowOnce', 'Allow once')}
             </button>
-            <button className='theia-button secondary' data-answer='allow-chat' onClick={() => onAnswer(pending, 'allow-chat')}>
+            {request.protectedPath === undefined && <button className='theia-button secondary' data-answer='allow-chat' onClick={() => onAnswer(pending, 'allow-chat')}>
                 {within === 'refactor'
                     ? write ? nls.localize('qodeassist/refactor/applyAll', 'Apply all in this refactor') : nls.localize('qodeassist/refactor/allowAll', 'Allow for this refactor')
                     : write ? nls.localize('qodeassist/chat/applyAllChat', 'Apply all in this chat') : nls.localize('qodeassist/chat/allowChat', 'Allow for this chat')}
-            </button>
+            </button>}
             <button className='theia-button secondary' data-answer='deny' onClick={() => onAnswer(pending, 'deny')}>
                 {write ? nls.localize('qodeassist/chat/reject', 'Reject') : nls.localize('qodeassist/chat/deny', 'Deny')}
             </button>

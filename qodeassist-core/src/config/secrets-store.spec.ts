@@ -3,7 +3,10 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QodeAssistError } from '../wire/error-info';
-import { ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, environmentVariableFor, FileSecretsStore } from './secrets-store';
+import { KnownSecrets } from '../wire/redaction';
+import {
+    ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, environmentVariableFor, FileSecretsStore, RecordingSecretsStore, RecordingWritableSecretsStore
+} from './secrets-store';
 
 describe('secrets stores', () => {
     const dir = mkdtempSync(join(tmpdir(), 'qodeassist-secrets-'));
@@ -61,5 +64,23 @@ describe('secrets stores', () => {
         assert.equal(await chain.get('a'), 'env');
         assert.equal(await chain.get('b'), 'b');
         assert.equal(await chain.get('c'), undefined);
+    });
+
+    it('records every key the wrapped store hands out, and nothing for a missing one', async () => {
+        const known = new KnownSecrets();
+        const store = new RecordingSecretsStore(new EnvironmentSecretsStore({ OPENAI_API_KEY: 'env-key-0123456' }), known);
+        assert.equal(await store.get('openai'), 'env-key-0123456');
+        assert.equal(await store.get('absent'), undefined);
+        assert.deepEqual(known.list(), ['env-key-0123456']);
+    });
+
+    it('records a key as soon as it is stored, and keeps it known after it is deleted', async () => {
+        const known = new KnownSecrets();
+        const store = new RecordingWritableSecretsStore(new FileSecretsStore(join(dir, 'recorded.json')), known);
+        await store.set('qodeassist-mcp-server-token', 'mcp-token-abcdef012345');
+        assert.deepEqual(known.list(), ['mcp-token-abcdef012345']);
+        await store.delete('qodeassist-mcp-server-token');
+        assert.equal(await store.get('qodeassist-mcp-server-token'), undefined);
+        assert.deepEqual(known.list(), ['mcp-token-abcdef012345']);
     });
 });

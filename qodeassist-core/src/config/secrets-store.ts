@@ -2,6 +2,7 @@ import { parse as parseDotEnv } from 'dotenv';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { QodeAssistError } from '../wire/error-info';
+import { KnownSecrets, PROCESS_SECRETS } from '../wire/redaction';
 
 /**
  * Where API keys live. Agents and provider instances name a key (`api_key_ref`);
@@ -116,5 +117,37 @@ export class ChainedSecretsStore implements SecretsStore {
             }
         }
         return undefined;
+    }
+}
+
+/**
+ * Wraps any store so that every key it hands out is remembered in `known` (by default the
+ * process-wide set every redaction consults): logs, errors and saved chats lose that value
+ * from then on, whatever its shape. Compose it outermost, where the stores are put together.
+ */
+export class RecordingSecretsStore implements SecretsStore {
+    constructor(private readonly inner: SecretsStore, readonly known: KnownSecrets = PROCESS_SECRETS) { }
+
+    async get(ref: string): Promise<string | undefined> {
+        const value = await this.inner.get(ref);
+        this.known.add(value);
+        return value;
+    }
+}
+
+/** The writable variant: a key the user (or the MCP server) stores is remembered as soon as it is set. */
+export class RecordingWritableSecretsStore extends RecordingSecretsStore implements WritableSecretsStore {
+    constructor(private readonly writable: WritableSecretsStore, known: KnownSecrets = PROCESS_SECRETS) {
+        super(writable, known);
+    }
+
+    async set(ref: string, value: string): Promise<void> {
+        this.known.add(value);
+        await this.writable.set(ref, value);
+    }
+
+    /** A deleted key stays known: it may still sit in an earlier log line or error. */
+    async delete(ref: string): Promise<void> {
+        await this.writable.delete(ref);
     }
 }

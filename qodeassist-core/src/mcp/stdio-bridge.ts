@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { PROCESS_SECRETS } from '../wire/redaction';
 
 export const BRIDGE_USAGE = `qodeassist-mcp: lets an MCP client that speaks stdio (Claude Desktop, Claude Code, VS Code) use the
 tools of a running QodeAssist (enable its MCP server first).
@@ -32,6 +33,8 @@ export function bridgeSettings(argv: readonly string[], env: Readonly<Record<str
     if (!token) {
         throw new Error(`No token: set QODEASSIST_MCP_TOKEN (or pass --token).\n\n${BRIDGE_USAGE}`);
     }
+    // Redacted by value from every error this process prints.
+    PROCESS_SECRETS.add(token);
     return { url, token };
 }
 

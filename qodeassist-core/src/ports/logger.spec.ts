@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { KnownSecrets } from '../wire/redaction';
 import { LogCategory, LogLevel, RedactingLogger } from './logger';
 
 describe('RedactingLogger', () => {
@@ -15,5 +16,14 @@ describe('RedactingLogger', () => {
         const quiet = new RedactingLogger((level, category, message) => lines.push([level, category, message]), 'warn');
         quiet.log('info', 'qodeassist.config', 'not shown');
         assert.equal(lines.length, 2);
+    });
+
+    it('scrubs a value added to its KnownSecrets after it was made, as a key resolved later is', () => {
+        const lines: string[] = [];
+        const known = new KnownSecrets();
+        const logger = new RedactingLogger((_level, _category, message) => lines.push(message), 'info', known);
+        known.add('resolved-later-42');
+        logger.log('info', 'qodeassist.session', 'sent resolved-later-42');
+        assert.deepEqual(lines, ['sent [REDACTED]']);
     });
 });

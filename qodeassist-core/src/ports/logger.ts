@@ -1,4 +1,4 @@
-import { redactSecrets } from '../wire/redaction';
+import { KnownSecrets } from '../wire/redaction';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -19,20 +19,17 @@ const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 }
  * key — before a line reaches any sink, whatever the level. Request bodies belong at debug.
  */
 export class RedactingLogger implements Logger {
-    private readonly secrets = new Set<string>();
-
-    constructor(private readonly sink: LogSink, private readonly minimum: LogLevel = 'info') { }
+    /** `secrets`: shared with the SecretsStore that resolves keys, so each resolved key is scrubbed from then on. */
+    constructor(private readonly sink: LogSink, private readonly minimum: LogLevel = 'info', private readonly secrets: KnownSecrets = new KnownSecrets()) { }
 
     /** Secret values to scrub from now on (a key read from the SecretsStore). */
     addSecret(value: string | undefined): void {
-        if (value && value.length >= 4) {
-            this.secrets.add(value);
-        }
+        this.secrets.add(value);
     }
 
     log(level: LogLevel, category: LogCategory, message: string): void {
         if (ORDER[level] >= ORDER[this.minimum]) {
-            this.sink(level, category, redactSecrets(message, [...this.secrets]));
+            this.sink(level, category, this.secrets.redact(message));
         }
     }
 }

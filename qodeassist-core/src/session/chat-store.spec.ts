@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QodeAssistError } from '../wire/error-info';
+import { KnownSecrets } from '../wire/redaction';
 import { CHAT_FILE_VERSION, ChatStore, chatToMarkdown, StoredChat, titleOf } from './chat-store';
 
 function chat(id: string, overrides: Partial<StoredChat> = {}): StoredChat {
@@ -35,7 +36,7 @@ describe('ChatStore', () => {
         const { chats, unreadable } = await store.list();
         assert.deepEqual(chats.map(c => [c.id, c.title, c.messages, c.compressedFrom]), [['two', 'Second', 4, 'one'], ['one', 'Fix the parser', 4, undefined]]);
         assert.deepEqual(unreadable, []);
-        assert.deepEqual(readdirSync(join(dir, 'chats')).sort(), ['one.json', 'two.json']);
+        assert.deepEqual(readdirSync(join(dir, 'chats')).sort(), ['.gitignore', 'one.json', 'two.json']);
         assert.equal(statSync(join(dir, 'chats', 'one.json')).mode & 0o777, 0o600);
     });
 
@@ -84,7 +85,57 @@ describe('ChatStore', () => {
         assert.equal(again.path, join(dir, 'chats', 'one', 'attachments', 'shot-2.png'), 'a second file of the same name does not overwrite the first');
         assert.deepEqual([...readFileSync(ref.path)], [1, 2, 3]);
         await store.delete('one');
-        assert.deepEqual(readdirSync(join(dir, 'chats')), []);
+        assert.deepEqual(readdirSync(join(dir, 'chats')), ['.gitignore'], 'the folder\'s .gitignore stays');
+    });
+
+    it('redacts the keys it was given on save, keeping ids, file references and opaque provider blobs byte-exact', async () => {
+        const known = new KnownSecrets();
+        known.add('hunter2-hunter2');
+        const secretive = new ChatStore(join(dir, 'chats'), known);
+        const leaky = chat('one', {
+            history: [
+                { role: 'assistant', blocks: [
+                    { type: 'thinking', text: 'plain', signature: 'hunter2-hunter2' },
+                    { type: 'redacted_thinking', data: 'hunter2-hunter2' },
+                    { type: 'tool_use', id: 'call-1', name: 'run', input: { argv: ['--key', 'hunter2-hunter2'] } }
+                ] },
+                { role: 'user', blocks: [{ type: 'tool_result', toolUseId: 'call-1', name: 'run', content: 'key hunter2-hunter2 ok', isError: false }] }
+            ]
+        });
+        await secretive.save(leaky);
+        assert.deepEqual((await secretive.load('one')).history, [
+            { role: 'assistant', blocks: [
+                { type: 'thinking', text: 'plain', signature: 'hunter2-hunter2' },
+                { type: 'redacted_thinking', data: 'hunter2-hunter2' },
+                { type: 'tool_use', id: 'call-1', name: 'run', input: { argv: ['--key', '[REDACTED]'] } }
+            ] },
+            { role: 'user', blocks: [{ type: 'tool_result', toolUseId: 'call-1', name: 'run', content: 'key [REDACTED] ok', isError: false }] }
+        ]);
+        assert.equal(leaky.history[1].blocks[0].type === 'tool_result' && leaky.history[1].blocks[0].content, 'key hunter2-hunter2 ok', 'the chat in memory is not changed');
+    });
+
+    it('keeps an edit\'s diff replayable: a real key leaves it, code that only looks like a key stays', async () => {
+        const known = new KnownSecrets();
+        known.add('hunter2-hunter2');
+        const secretive = new ChatStore(join(dir, 'chats'), known);
+        const diff = '@@ -1,2 +1,2 @@\n-const auth = { "Authorization": "Bearer example-token-0123456789" };\n+const key = "hunter2-hunter2";\n';
+        await secretive.save(chat('one', { edits: { 'call-1': { path: 'a.ts', absolutePath: '/w/a.ts', diff, created: false, state: 'applied' } } }));
+        assert.equal((await secretive.load('one')).edits['call-1'].diff,
+            '@@ -1,2 +1,2 @@\n-const auth = { "Authorization": "Bearer example-token-0123456789" };\n+const key = "[REDACTED]";\n');
+    });
+
+    it('drops the signature of a thinking block whose text redaction changed, since the provider would refuse it', async () => {
+        const known = new KnownSecrets();
+        known.add('hunter2-hunter2');
+        const secretive = new ChatStore(join(dir, 'chats'), known);
+        await secretive.save(chat('one', { history: [{ role: 'assistant', blocks: [{ type: 'thinking', text: 'use hunter2-hunter2', signature: 'c2ln' }] }] }));
+        assert.deepEqual((await secretive.load('one')).history[0].blocks, [{ type: 'thinking', text: 'use [REDACTED]' }]);
+    });
+
+    it('adds no .gitignore to a chats folder that already existed', async () => {
+        mkdirSync(join(dir, 'chats'));
+        await store.save(chat('one'));
+        assert.deepEqual(readdirSync(join(dir, 'chats')), ['one.json']);
     });
 
     it('owns only the copies directly in a chat\'s attachment folder', () => {
@@ -111,5 +162,11 @@ describe('ChatStore', () => {
             '```diff\n--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-x\n+y\n```', '',
             '## QodeAssist', '', 'Done.', ''
         ].join('\n'));
+    });
+
+    it('exports Markdown without anything shaped like a key, as a chat saved before redaction may hold one', () => {
+        const markdown = chatToMarkdown(chat('one', { history: [{ role: 'user', blocks: [{ type: 'text', text: 'use sk-proj-ABCDEFGHIJKLMNOP' }] }] }));
+        assert.match(markdown, /use sk-proj-\[REDACTED\]/);
+        assert.doesNotMatch(markdown, /ABCDEFGHIJKLMNOP/);
     });
 });

@@ -2,9 +2,11 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../config/atomic-file';
+import { createGitIgnoredFolder } from '../config/git-ignored-folder';
 import { QodeAssistError } from '../wire/error-info';
 import { FileEditRecord } from '../wire/events';
-import { ContentRef, HistoryMessage, messageText } from './conversation-history';
+import { KnownSecrets, PROCESS_SECRETS, redactKnownValues, redactSecrets } from '../wire/redaction';
+import { ContentRef, HistoryBlock, HistoryMessage, messageText } from './conversation-history';
 
 export const CHAT_FILE_VERSION = 1;
 
@@ -101,15 +103,54 @@ export function titleOf(history: readonly HistoryMessage[]): string {
     return text.length > TITLE_LENGTH ? `${text.slice(0, TITLE_LENGTH - 1)}…` : text;
 }
 
+/** Block fields kept byte-exact: ids, references to files, and the provider's opaque blobs. */
+const VERBATIM_FIELDS = new Set(['type', 'id', 'toolUseId', 'signature', 'data', 'ref', 'path']);
+
+/** Every string in a value (tool arguments, a nested error's providerDetail, …) redacted; object keys kept. */
+function redactDeep(value: unknown, redact: (text: string) => string): unknown {
+    if (typeof value === 'string') {
+        return redact(value);
+    }
+    if (Array.isArray(value)) {
+        return value.map(item => redactDeep(item, redact));
+    }
+    if (value && typeof value === 'object') {
+        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
+    }
+    return value;
+}
+
+function redactBlock(block: HistoryBlock, redact: (text: string) => string): HistoryBlock {
+    const redacted = Object.fromEntries(Object.entries(block).map(([key, value]) => [key, VERBATIM_FIELDS.has(key) ? value : redactDeep(value, redact)])) as HistoryBlock;
+    if (redacted.type === 'thinking' && block.type === 'thinking' && redacted.text !== block.text) {
+        // The provider refuses a signature over changed text; unsigned, the thinking is kept as plain text.
+        delete redacted.signature;
+    }
+    return redacted;
+}
+
+/** The chat as it may be written to disk: every text a key could hide in (tool results and arguments, errors, diffs, the title) redacted. */
+function redactChat(chat: StoredChat, redact: (text: string) => string, redactValues: (text: string) => string): StoredChat {
+    return {
+        ...chat,
+        title: redact(chat.title),
+        history: chat.history.map(message => ({ ...message, blocks: message.blocks.map(block => redactBlock(block, redact)) })),
+        // Undo and Apply replay an edit's diff: only real keys leave it, not code that merely looks like one ("password": x).
+        edits: Object.fromEntries(Object.entries(chat.edits).map(([id, edit]) => [id, { ...edit, diff: redactValues(edit.diff) }]))
+    };
+}
+
 /**
  * Chats on disk: one `<id>.json` per chat (versioned, validated on read, written
  * atomically through a temporary file and a rename) and its attachments in `<id>/`.
  * A file that does not parse is reported and left alone — never overwritten.
+ * What is written is redacted: resolved keys by value, and anything shaped like a key.
  */
 export class ChatStore {
     readonly directory: string;
 
-    constructor(directory: string) {
+    /** `secrets`: the keys resolved so far; by default every key this process resolved. */
+    constructor(directory: string, private readonly secrets: KnownSecrets = PROCESS_SECRETS) {
         this.directory = resolve(directory);
     }
 
@@ -195,9 +236,11 @@ export class ChatStore {
         return absolute === path && dirname(absolute) === this.attachmentsOf(id);
     }
 
-    /** Writes the chat whole: a temporary file beside it, then a rename over the old one. */
+    /** Writes the chat whole, redacted: a temporary file beside it, then a rename over the old one. */
     async save(chat: StoredChat): Promise<void> {
-        await writeFileAtomic(this.fileOf(chat.id), `${JSON.stringify(chat, undefined, 1)}\n`);
+        const file = this.fileOf(chat.id);
+        await createGitIgnoredFolder(this.directory);
+        await writeFileAtomic(file, `${JSON.stringify(redactChat(chat, text => this.secrets.redact(text), text => redactKnownValues(text, this.secrets.list())), undefined, 1)}\n`);
     }
 
     async rename(id: string, title: string): Promise<StoredChat> {
@@ -218,6 +261,7 @@ export class ChatStore {
     async storeAttachment(id: string, name: string, mediaType: string, bytes: Uint8Array): Promise<ContentRef> {
         const safeName = basename(name).replace(/[^\w.\- ]+/g, '_') || 'attachment';
         const folder = this.attachmentsOf(id);
+        await createGitIgnoredFolder(this.directory);
         await mkdir(folder, { recursive: true });
         let path = join(folder, safeName);
         for (let n = 2; await exists(path); n++) {
@@ -249,7 +293,7 @@ async function exists(path: string): Promise<boolean> {
     }
 }
 
-/** A chat as Markdown for export: the user's and the assistant's text, tool calls and edits in brief. */
+/** A chat as Markdown for export: the user's and the assistant's text, tool calls and edits in brief; redacted, as a chat saved before redaction may hold a key. */
 export function chatToMarkdown(chat: StoredChat): string {
     const lines = [`# ${chat.title}`, '', `_${chat.updatedAt}${chat.agent ? ` · ${chat.agent}` : ''}_`, ''];
     for (const message of chat.history) {
@@ -287,7 +331,7 @@ export function chatToMarkdown(chat: StoredChat): string {
         }
         lines.push(parts.join('\n\n'), '');
     }
-    return `${lines.join('\n').trimEnd()}\n`;
+    return redactSecrets(`${lines.join('\n').trimEnd()}\n`);
 }
 
 function firstLine(text: string): string {

@@ -1,6 +1,7 @@
-import { LogCategory, Logger, LogLevel, RedactingLogger } from '@qodeassist/core';
-import { injectable } from '@theia/core/shared/inversify';
+import { KnownSecrets, LogCategory, Logger, LogLevel, PROCESS_SECRETS, RedactingLogger } from '@qodeassist/core';
+import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { LogLine, QodeAssistLogClient, QodeAssistLogLevel, QodeAssistLogService } from '../common/log-protocol';
+import { QodeAssistKnownSecrets } from './backend-symbols';
 
 /** Most lines kept while no window listens, or between two flushes. */
 const MAX_PENDING = 500;
@@ -14,7 +15,12 @@ export class ConnectionLog implements Logger, QodeAssistLogService {
     private client: QodeAssistLogClient | undefined;
     private pending: LogLine[] = [];
     private flushScheduled = false;
-    private redacting: RedactingLogger | undefined = this.loggerFor('warn');
+    private redacting: RedactingLogger | undefined;
+
+    /** `secrets`: the keys the backend's SecretsStore resolved, scrubbed by value from every line. */
+    constructor(@inject(QodeAssistKnownSecrets) @optional() private readonly secrets: KnownSecrets = PROCESS_SECRETS) {
+        this.redacting = this.loggerFor('warn');
+    }
 
     setClient(client: QodeAssistLogClient | undefined): void {
         this.client = client;
@@ -34,7 +40,7 @@ export class ConnectionLog implements Logger, QodeAssistLogService {
     }
 
     private loggerFor(minimum: LogLevel): RedactingLogger {
-        return new RedactingLogger((level, category, message) => this.queue({ time: new Date().toISOString(), level, category, message }), minimum);
+        return new RedactingLogger((level, category, message) => this.queue({ time: new Date().toISOString(), level, category, message }), minimum, this.secrets);
     }
 
     private queue(line: LogLine): void {

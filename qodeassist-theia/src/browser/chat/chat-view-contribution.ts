@@ -202,7 +202,13 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
             throw new Error('Open a workspace folder to export chats into.');
         }
         const name = chat.title.replace(/[^\w\- ]+/g, '').trim().replace(/\s+/g, '-').slice(0, 60) || 'chat';
-        const uri = root.resource.resolve(`.qodeassist/exports/${name}-${chat.id.slice(0, 8)}.md`);
+        const folder = root.resource.resolve('.qodeassist/exports');
+        if (!(await this.files.exists(folder))) {
+            // As for saved chats (createGitIgnoredFolder in core): an export never lands in a commit by accident; a folder that exists is the user's.
+            await this.files.createFolder(folder);
+            await this.files.write(folder.resolve('.gitignore'), '*\n');
+        }
+        const uri = folder.resolve(`${name}-${chat.id.slice(0, 8)}.md`);
         await this.files.write(uri, markdown);
         await open(this.openers, uri);
     }

@@ -10,8 +10,10 @@ import { Logger } from '../ports/logger';
 import { AnyTool, ToolOutcome } from '../tools/tool';
 import { CancelledError } from '../wire/error-info';
 import { loadMcpConfig, McpConfigFiles, McpConfigIssue, McpServerConfig, mcpToolName } from './mcp-config';
+import { McpConsentDetails, mcpConsentDetails, McpConsentPolicy } from './mcp-consent';
 
-export type McpServerStatus = 'connecting' | 'ready' | 'failed' | 'disabled';
+/** `needs-consent`: a project server the user has not agreed to start (or whose entry changed since). */
+export type McpServerStatus = 'connecting' | 'ready' | 'failed' | 'disabled' | 'needs-consent';
 
 /** What the UI shows of one configured server. */
 export interface McpServerState {
@@ -24,6 +26,8 @@ export interface McpServerState {
     /** Why it failed, and when the next attempt is. */
     error?: string;
     retryInMs?: number;
+    /** What to show when asking, while the status is `needs-consent`. */
+    consent?: McpConsentDetails;
 }
 
 export interface McpHubOptions {
@@ -35,6 +39,8 @@ export interface McpHubOptions {
     logger?: Logger;
     /** Process environment for stdio servers, before each server's own `env`. */
     environment?: Record<string, string>;
+    /** The user's consents for the project's servers; without it no project server starts. */
+    consent?: McpConsentPolicy;
 }
 
 interface RemoteTool {
@@ -56,9 +62,16 @@ class ServerConnection {
     private closed = false;
     private generation = 0;
 
-    constructor(readonly config: McpServerConfig, private readonly hub: { changed(): void; options: Required<Pick<McpHubOptions, 'backoffMs' | 'maxBackoffMs'>> & McpHubOptions }) {
+    constructor(
+        readonly config: McpServerConfig,
+        private readonly hub: { changed(): void; options: Required<Pick<McpHubOptions, 'backoffMs' | 'maxBackoffMs'>> & McpHubOptions },
+        /** Set while the user has not agreed to start this (project) server. */
+        readonly consent?: McpConsentDetails
+    ) {
         if (config.disabled) {
             this.status = 'disabled';
+        } else if (consent) {
+            this.status = 'needs-consent';
         } else {
             void this.connect();
         }
@@ -69,6 +82,9 @@ class ServerConnection {
     }
 
     async connect(): Promise<void> {
+        if (this.consent || this.config.disabled) {
+            return; // Only consent (a reload) or an enabled entry makes it startable.
+        }
         const generation = ++this.generation;
         this.clearRetry();
         this.status = 'connecting';
@@ -196,6 +212,8 @@ class ServerConnection {
  * connected over stdio, Streamable HTTP or SSE with its own timeouts, reconnected with
  * backoff when it fails, its tools offered as `mcp_<server>_<tool>` (execute class: the
  * user is asked before every call). The files are watched; a change applies at once.
+ * The caller names the project file only for a trusted workspace, and a project server
+ * starts only once `options.consent` holds the fingerprint of its current entry.
  */
 export class McpHub {
     private connections = new Map<string, ServerConnection>();
@@ -205,19 +223,43 @@ export class McpHub {
     private reloadTimer: NodeJS.Timeout | undefined;
     readonly options: Required<Pick<McpHubOptions, 'backoffMs' | 'maxBackoffMs' | 'reloadDelayMs'>> & McpHubOptions;
 
-    constructor(private readonly files: McpConfigFiles, options: McpHubOptions = {}) {
+    constructor(private files: McpConfigFiles, options: McpHubOptions = {}) {
         this.options = { backoffMs: 1_000, maxBackoffMs: 60_000, reloadDelayMs: 200, ...options };
     }
 
     /** Loads the files, connects, and watches the files' folders for changes. */
     start(): this {
         this.reload();
-        for (const file of [this.files.user, this.files.project]) {
-            if (file) {
-                this.watch(file);
-            }
-        }
+        this.watchFiles();
         return this;
+    }
+
+    /** Other files (the workspace became trusted or untrusted): an unnamed file is neither read nor watched from now on. */
+    setFiles(files: McpConfigFiles): void {
+        if (files.user === this.files.user && files.project === this.files.project) {
+            return;
+        }
+        this.files = files;
+        for (const watcher of this.watchers.splice(0)) {
+            watcher.close();
+        }
+        this.reload();
+        this.watchFiles();
+    }
+
+    /**
+     * Records the user's consent to a project server, if `fingerprint` (what the user was
+     * shown) is that of the server's entry in the file now; false for a stale or unknown one.
+     */
+    async grantConsent(name: string, fingerprint: string): Promise<boolean> {
+        const policy = this.options.consent;
+        const config = loadMcpConfig(this.files).servers.find(server => server.name === name);
+        if (!policy || !config || config.source !== this.files.project || mcpConsentDetails(config).fingerprint !== fingerprint) {
+            return false;
+        }
+        await policy.grant(fingerprint, name);
+        this.reload();
+        return true;
     }
 
     get issues(): readonly McpConfigIssue[] {
@@ -229,7 +271,8 @@ export class McpHub {
             name: connection.config.name, source: connection.config.source, transport: connection.config.transport, status: connection.status,
             tools: connection.tools.map(tool => tool.name),
             ...(connection.error ? { error: connection.lastStderr ? `${connection.error}; its last output: ${connection.lastStderr.trim()}` : connection.error } : {}),
-            ...(connection.retryInMs !== undefined ? { retryInMs: connection.retryInMs } : {})
+            ...(connection.retryInMs !== undefined ? { retryInMs: connection.retryInMs } : {}),
+            ...(connection.consent ? { consent: connection.consent } : {})
         }));
     }
 
@@ -283,12 +326,13 @@ export class McpHub {
         }
         const next = new Map<string, ServerConnection>();
         for (const config of servers) {
+            const consent = this.missingConsent(config);
             const current = this.connections.get(config.name);
-            if (current && sameServer(current.config, config)) {
+            if (current && sameServer(current.config, config) && current.consent?.fingerprint === consent?.fingerprint) {
                 next.set(config.name, current);
                 this.connections.delete(config.name);
             } else {
-                next.set(config.name, new ServerConnection(config, { changed: () => this.changed(), options: this.options }));
+                next.set(config.name, new ServerConnection(config, { changed: () => this.changed(), options: this.options }, consent));
             }
         }
         for (const gone of this.connections.values()) {
@@ -296,6 +340,23 @@ export class McpHub {
         }
         this.connections = next;
         this.changed();
+    }
+
+    /** What to ask about a project server the user has not agreed to start; undefined when it may start. */
+    private missingConsent(config: McpServerConfig): McpConsentDetails | undefined {
+        if (config.source !== this.files.project || config.disabled) {
+            return undefined;
+        }
+        const details = mcpConsentDetails(config);
+        return this.options.consent?.isGranted(details.fingerprint) ? undefined : details;
+    }
+
+    private watchFiles(): void {
+        for (const file of [this.files.user, this.files.project]) {
+            if (file) {
+                this.watch(file);
+            }
+        }
     }
 
     /** Watches the file's folder; while that folder does not exist yet, its parent, until it appears. */

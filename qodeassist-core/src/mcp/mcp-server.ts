@@ -22,14 +22,23 @@ export interface McpServerOptions {
     host?: string;
     /** Every request must carry `Authorization: Bearer <token>`. */
     token: string;
-    /** One tool set per client session: "allow for this client" is remembered per session. */
-    toolsFor(clientId: string): McpToolSet;
+    /**
+     * One tool set per client session: "allow for this client" is remembered per session.
+     * `client` is the clientInfo of its initialize request, as the client claims it.
+     */
+    toolsFor(clientId: string, client: McpClaimedClient): McpToolSet;
     /** Origins (besides the server's own) that browsers may call from. */
     allowedOrigins?: readonly string[];
     /** Largest request body accepted; default 4 MiB. */
     maxBodyBytes?: number;
     /** A session nobody used for this long is closed; default 30 minutes. */
     idleSessionMs?: number;
+}
+
+/** Who an outside client says it is (MCP initialize `clientInfo`); nothing verifies it. */
+export interface McpClaimedClient {
+    name?: string;
+    version?: string;
 }
 
 interface ClientSession {
@@ -215,7 +224,8 @@ export class McpToolServer {
     private createMcpServer(clientId: () => string): Server {
         const server = new Server({ name: 'qodeassist', version: '0.1.0' }, { capabilities: { tools: {} } });
         let tools: McpToolSet | undefined;
-        const toolSet = () => tools ??= this.options.toolsFor(clientId());
+        // Asked for at the first list or call, after initialize, so the client's claimed name is known.
+        const toolSet = () => tools ??= this.options.toolsFor(clientId(), { name: server.getClientVersion()?.name, version: server.getClientVersion()?.version });
         server.setRequestHandler(ListToolsRequestSchema, async () => ({
             tools: toolSet().definitions().map(tool => ({ name: tool.name, description: tool.description, inputSchema: { type: 'object' as const, ...tool.parameters } }))
         }));

@@ -1,9 +1,9 @@
-import type { McpConfigIssue, McpServerState } from '@qodeassist/core';
+import type { McpConfigIssue, McpConsentDetails, McpServerState, McpToolPrompt, PermissionAnswer } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 import { ChatToolSettings } from './chat-protocol';
 import { ToolHostClient } from './tool-host-protocol';
 
-export type { McpConfigIssue, McpServerState };
+export type { McpConfigIssue, McpConsentDetails, McpServerState, McpToolPrompt };
 
 export const QODEASSIST_MCP_PATH = '/services/qodeassist/mcp';
 
@@ -43,9 +43,17 @@ export interface QodeAssistMcpService extends RpcServer<QodeAssistMcpClient> {
     /** The client hub of a workspace: each configured server's state, and problems with the mcp.json files. */
     hubState(workspacePath: string | undefined): Promise<{ servers: McpServerState[]; issues: McpConfigIssue[] }>;
     reconnect(workspacePath: string | undefined, server: string): Promise<void>;
+    /**
+     * The user allowed a project server to start, having been shown the entry with `fingerprint`.
+     * Granted only in a trusted workspace and only if the file's current entry still has that
+     * fingerprint (the backend recomputes it); false otherwise, and the UI asks again.
+     */
+    grantServerConsent(workspacePath: string | undefined, server: string, fingerprint: string): Promise<boolean>;
 }
 
 export interface QodeAssistMcpClient extends ToolHostClient {
     /** A hub's servers or the server mode changed: views showing them refresh. */
     onMcpChanged(): void;
+    /** An outside MCP client wants to write or run something in this window's workspace: a modal, plain-text prompt. */
+    requestMcpToolPermission(prompt: McpToolPrompt): Promise<PermissionAnswer>;
 }

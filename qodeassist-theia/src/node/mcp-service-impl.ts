@@ -1,30 +1,63 @@
-import { AnyTool, defaultMcpConfigFiles, generateMcpToken, McpHub, McpToolServer, WritableSecretsStore } from '@qodeassist/core';
-import { inject, injectable } from '@theia/core/shared/inversify';
+import {
+    AnyTool, defaultMcpConfigFiles, describeMcpToolRequest, generateMcpToken, McpClaimedClient, McpClientAllowances, McpConfigFiles, McpConsentStore, McpHub,
+    McpToolServer, PermissionAnswer, PermissionRequest, WorkspaceFiles, WritableSecretsStore
+} from '@qodeassist/core';
+import { inject, injectable, optional } from '@theia/core/shared/inversify';
+import { join, resolve } from 'node:path';
+import { ChatToolSettings } from '../common/chat-protocol';
 import { McpServerSettings, McpServerStatus, QodeAssistMcpClient, QodeAssistMcpService } from '../common/mcp-protocol';
 import { ToolHostClient } from '../common/tool-host-protocol';
 import { QodeAssistUserHome, QodeAssistWritableSecrets } from './backend-symbols';
 import { createToolExecutor } from './tool-host';
+import { WorkspaceTrustRegistry } from './workspace-trust';
 
 /** The secret ref the server token is kept under. */
 const TOKEN_REF = 'qodeassist-mcp-server-token';
 
-/** One MCP client hub per workspace folder for the whole backend: its servers are started once, whatever the number of windows. */
+/**
+ * One MCP client hub per workspace folder for the whole backend: its servers are started once,
+ * whatever the number of windows. The project's mcp.json is read only while the workspace is
+ * trusted (without a trust registry, never), and its servers start only with the user's consent,
+ * kept in `~/.qodeassist/mcp-consent.json`.
+ */
 @injectable()
 export class McpHubs {
     private readonly hubs = new Map<string, McpHub>();
     private readonly listeners = new Set<() => void>();
+    private readonly consents: McpConsentStore;
+    private readonly stopTrustListener: (() => void) | undefined;
 
-    constructor(@inject(QodeAssistUserHome) private readonly userHome: string) { }
+    constructor(
+        @inject(QodeAssistUserHome) private readonly userHome: string,
+        @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry
+    ) {
+        this.consents = new McpConsentStore(join(userHome, '.qodeassist', 'mcp-consent.json'));
+        this.stopTrustListener = trust?.onDidChange(workspacePath => this.hubs.get(workspacePath)?.setFiles(this.filesFor(workspacePath)));
+    }
 
     hubFor(workspacePath: string | undefined): McpHub {
         const key = workspacePath ?? '';
         let hub = this.hubs.get(key);
         if (!hub) {
-            hub = new McpHub(defaultMcpConfigFiles(this.userHome, workspacePath)).start();
+            hub = new McpHub(this.filesFor(workspacePath), { consent: workspacePath ? this.consents.forWorkspace(workspacePath) : undefined }).start();
             hub.onDidChange(() => this.listeners.forEach(listener => listener()));
             this.hubs.set(key, hub);
         }
         return hub;
+    }
+
+    /** Records consent for a project server if the workspace is trusted and the entry is still the one the user saw. */
+    async grantConsent(workspacePath: string | undefined, server: string, fingerprint: string): Promise<boolean> {
+        if (!workspacePath || !this.trust?.isTrusted(workspacePath)) {
+            return false;
+        }
+        return this.hubFor(workspacePath).grantConsent(server, fingerprint);
+    }
+
+    /** The user's file always; the project's only while the workspace is trusted. */
+    private filesFor(workspacePath: string | undefined): McpConfigFiles {
+        const files = defaultMcpConfigFiles(this.userHome, workspacePath);
+        return this.trust?.isTrusted(workspacePath) ? files : { user: files.user };
     }
 
     /** The hub's tools, as a contributor for a chat's or refactor's tool registry. */
@@ -39,43 +72,83 @@ export class McpHubs {
     }
 
     async dispose(): Promise<void> {
+        this.stopTrustListener?.();
         await Promise.all([...this.hubs.values()].map(hub => hub.dispose()));
         this.hubs.clear();
     }
 }
 
+/** A window as the server mode sees it: its client, and the workspace it has open. */
+interface McpWindow {
+    client: QodeAssistMcpClient;
+    workspace(): string | undefined;
+}
+
 /**
  * The MCP server mode for the whole backend: started, restarted and stopped as the settings
  * say, its token kept in the secrets file. Its write and execute tools ask the user in the
- * most recently connected window; with no window open they are denied.
+ * newest window that has the served workspace open, in a modal plain-text prompt with the
+ * client's claimed name, the path and the diff; with no such window they are denied.
  */
 @injectable()
 export class McpServerHost {
     private server: McpToolServer | undefined;
     private settingsKey = '';
     private error: string | undefined;
-    private readonly clients: QodeAssistMcpClient[] = [];
+    private readonly windows: McpWindow[] = [];
     private readonly listeners = new Set<() => void>();
 
     constructor(@inject(QodeAssistWritableSecrets) private readonly secrets: WritableSecretsStore) { }
 
-    /** Where the tools ask and reach the editors: the newest window. */
-    private readonly host: ToolHostClient = {
-        requestToolPermission: async (id, request) => this.clients.at(-1)?.requestToolPermission(id, request) ?? 'deny',
-        getDiagnostics: async path => this.clients.at(-1)?.getDiagnostics(path) ?? [],
-        readOpenDocument: async path => this.clients.at(-1)?.readOpenDocument(path),
-        writeDocument: async (path, content, options) => {
-            const client = this.clients.at(-1);
-            if (!client) {
-                throw new Error('No QodeAssist window is open to write through.');
+    /** A window and the workspace it has open (asked at each request: a window may open another folder). */
+    addClient(client: QodeAssistMcpClient, workspace: () => string | undefined = () => undefined): () => void {
+        const window = { client, workspace };
+        this.windows.push(window);
+        return () => {
+            const index = this.windows.indexOf(window);
+            if (index >= 0) {
+                this.windows.splice(index, 1);
             }
-            await client.writeDocument(path, content, options);
-        }
-    };
+        };
+    }
 
-    addClient(client: QodeAssistMcpClient): () => void {
-        this.clients.push(client);
-        return () => this.clients.splice(this.clients.indexOf(client), 1);
+    /** The newest window with the served workspace open; another workspace's window never answers for it. */
+    private windowFor(workspace: string): QodeAssistMcpClient | undefined {
+        const served = resolve(workspace);
+        return [...this.windows].reverse().find(window => {
+            const open = window.workspace();
+            return open !== undefined && resolve(open) === served;
+        })?.client;
+    }
+
+    /** Where one outside client's tools ask and reach the editors: a window of the served workspace. */
+    private hostFor(workspace: string, claimed: McpClaimedClient, tools: ChatToolSettings | undefined): ToolHostClient {
+        const allowances = new McpClientAllowances();
+        const ask = async (request: PermissionRequest): Promise<PermissionAnswer> => {
+            const window = this.windowFor(workspace);
+            if (!window) {
+                return 'deny';
+            }
+            try {
+                const files = new WorkspaceFiles([workspace], { allowOutside: tools?.allowOutsideWorkspace, useGitignore: tools?.useGitignore ?? true });
+                const prompt = await describeMcpToolRequest(request, claimed, workspace, { files, readOpen: path => window.readOpenDocument(path) });
+                return await window.requestMcpToolPermission(prompt);
+            } catch {
+                return 'deny'; // The workspace is gone, or the window closed while asking: that is a no.
+            }
+        };
+        return {
+            requestToolPermission: async (_id, request) => allowances.ask(request, () => ask(request)),
+            getDiagnostics: async path => this.windowFor(workspace)?.getDiagnostics(path) ?? [],
+            readOpenDocument: async path => this.windowFor(workspace)?.readOpenDocument(path),
+            writeDocument: async (path, content, options) => {
+                const window = this.windowFor(workspace);
+                if (!window) {
+                    throw new Error('No QodeAssist window has the served workspace open to write through.');
+                }
+                await window.writeDocument(path, content, options);
+            }
+        };
     }
 
     onDidChange(listener: () => void): () => void {
@@ -126,7 +199,9 @@ export class McpServerHost {
         const workspace = settings.workspacePath;
         const server = new McpToolServer({
             port: settings.port, host: settings.host || '127.0.0.1', token, allowedOrigins: settings.allowedOrigins,
-            toolsFor: clientId => createToolExecutor({ host: this.host, ownerId: `mcp:${clientId}`, workspace, settings: settings.tools })
+            toolsFor: (clientId, claimed) => createToolExecutor({ host: this.hostFor(workspace, claimed, settings.tools), ownerId: `mcp:${clientId}`, workspace,
+                // The user switched the server on in their own settings, and every execute call asks in a modal dialog.
+                projectTrusted: true, settings: settings.tools })
         });
         try {
             await server.start();
@@ -180,6 +255,8 @@ export class McpServerHost {
 @injectable()
 export class QodeAssistMcpServiceImpl implements QodeAssistMcpService {
     private client: QodeAssistMcpClient | undefined;
+    /** The folder this window has open, as it last told us (server settings, hub state). */
+    private workspacePath: string | undefined;
     private readonly toDispose: Array<() => void> = [];
 
     constructor(
@@ -190,13 +267,14 @@ export class QodeAssistMcpServiceImpl implements QodeAssistMcpService {
     setClient(client: QodeAssistMcpClient | undefined): void {
         this.client = client;
         if (client) {
-            this.toDispose.push(this.serverHost.addClient(client));
+            this.toDispose.push(this.serverHost.addClient(client, () => this.workspacePath));
             this.toDispose.push(this.serverHost.onDidChange(() => this.client?.onMcpChanged()));
             this.toDispose.push(this.hubs.onDidChange(() => this.client?.onMcpChanged()));
         }
     }
 
     configureServer(settings: McpServerSettings): Promise<McpServerStatus> {
+        this.workspacePath = settings.workspacePath;
         return this.serverHost.configure(settings);
     }
 
@@ -209,12 +287,17 @@ export class QodeAssistMcpServiceImpl implements QodeAssistMcpService {
     }
 
     async hubState(workspacePath: string | undefined): Promise<{ servers: ReturnType<McpHub['states']>; issues: McpHub['issues'][number][] }> {
+        this.workspacePath = workspacePath ?? this.workspacePath;
         const hub = this.hubs.hubFor(workspacePath);
         return { servers: hub.states(), issues: [...hub.issues] };
     }
 
     async reconnect(workspacePath: string | undefined, server: string): Promise<void> {
         await this.hubs.hubFor(workspacePath).reconnect(server);
+    }
+
+    grantServerConsent(workspacePath: string | undefined, server: string, fingerprint: string): Promise<boolean> {
+        return this.hubs.grantConsent(workspacePath, server, fingerprint);
     }
 
     dispose(): void {

@@ -21,7 +21,8 @@ describe('MCP in Chromium: the server mode\'s token and permission prompt, the h
             '.qodeassist/mcp.json': JSON.stringify({ mcpServers: { crashy: { command: process.execPath, args: [CRASHING_SERVER] } } }),
             'notes.txt': 'draft\n'
         },
-        settings: { 'qodeassist.mcp.server.enabled': true, 'qodeassist.mcp.server.port': 0 },
+        // The server mode is the user's to switch on: a repository's settings cannot (ARCHITECTURE §7).
+        userFiles: { '.theia/settings.json': JSON.stringify({ 'qodeassist.mcp.server.enabled': true, 'qodeassist.mcp.server.port': 0 }) },
         env: { E2E_API_KEY: 'sk-e2e-mcp-0123456789' }
     }));
     const { fake, app } = session;
@@ -49,11 +50,15 @@ describe('MCP in Chromium: the server mode\'s token and permission prompt, the h
         try {
             assert.ok((await client.listTools()).tools.some(tool => tool.name === 'read_file'));
             const call = client.callTool({ name: 'edit_file', arguments: { path: 'notes.txt', old_text: 'draft', new_text: 'final' } });
-            const notification = page.locator('.theia-notification-toasts .theia-notification-list-item', { hasText: 'An MCP client wants to run edit_file' });
-            await notification.waitFor({ timeout: 20_000 });
+            // A modal, plain-text prompt: the claimed client name, the path and the diff computed by the backend.
+            const prompt = page.locator('.dialogBlock', { hasText: 'An MCP client wants to change a file (edit_file)' });
+            await prompt.waitFor({ timeout: 20_000 });
             assert.equal(readFileSync(join(app.workspace, 'notes.txt'), 'utf8'), 'draft\n', 'nothing is written before the user answers');
+            assert.equal(await prompt.locator('.qa-mcp-path .qa-mcp-field-value').textContent(), 'notes.txt');
+            assert.equal(await prompt.locator('.qa-mcp-client .qa-mcp-field-value').textContent(), 'outside 1.0.0');
+            assert.match(await prompt.locator('.qa-mcp-diff .qa-mcp-field-value').textContent() ?? '', /-draft\n\+final/);
             await page.screenshot({ path: screenshotPath('mcp-server-permission') });
-            await notification.locator('button', { hasText: 'Allow once' }).click();
+            await prompt.locator('button[data-answer=allow-once]').click();
             const result = await call;
             assert.equal(result.isError, false, JSON.stringify(result.content));
             for (let waited = 0; readFileSync(join(app.workspace, 'notes.txt'), 'utf8') !== 'final\n' && waited < 10_000; waited += 50) {
@@ -65,8 +70,26 @@ describe('MCP in Chromium: the server mode\'s token and permission prompt, the h
         }
     });
 
-    it('lists the hub\'s servers with their state, and the chat calls a hub tool after asking', async () => {
+    it('asks consent for the project\'s server, lists the hub\'s servers with their state, and the chat calls a hub tool after asking', async () => {
         const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'crashy' });
+        // The project's server waits for consent (once the trusted workspace is reported); it is given from the servers list.
+        for (let attempt = 0; ; attempt++) {
+            await runCommand(page, 'QodeAssist: MCP Servers…');
+            await row.waitFor({ timeout: 2_000 }).catch(() => undefined);
+            if (/waiting for your consent/.test(await row.textContent({ timeout: 1_000 }).catch(() => '') ?? '') || attempt === 20) {
+                break;
+            }
+            await page.keyboard.press('Escape');
+            await page.waitForTimeout(250);
+        }
+        await row.click();
+        const consent = page.locator('.dialogBlock', { hasText: 'Start the project\'s MCP server "crashy"?' });
+        await consent.waitFor({ timeout: 10_000 });
+        assert.match(await consent.locator('.qa-mcp-args .qa-mcp-field-value').textContent() ?? '', /crashing-server\.mjs/);
+        await page.screenshot({ path: screenshotPath('mcp-hub-consent') });
+        await consent.locator('.dialogControl button.main').click();
+        await consent.waitFor({ state: 'detached', timeout: 10_000 });
+
         for (let attempt = 0; ; attempt++) {
             await runCommand(page, 'QodeAssist: MCP Servers…');
             await row.waitFor({ timeout: 10_000 });

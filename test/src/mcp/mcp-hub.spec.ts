@@ -39,7 +39,8 @@ describe('MCP client hub against the reference servers', function () {
     const files = () => ({ user: join(root, 'home', '.qodeassist', 'mcp.json'), project: join(workspace, '.qodeassist', 'mcp.json') });
     const writeConfig = (where: 'user' | 'project', servers: Record<string, unknown>) => writeFileSync(files()[where], JSON.stringify({ mcpServers: servers }));
     const start = (options: ConstructorParameters<typeof McpHub>[1] = {}) => {
-        hub = new McpHub(files(), { backoffMs: 100, reloadDelayMs: 50, ...options }).start();
+        // Consent is granted here: these specs are about connecting; consent has its own (mcp-trust.attack.spec).
+        hub = new McpHub(files(), { backoffMs: 100, reloadDelayMs: 50, consent: { isGranted: () => true, grant: async () => undefined }, ...options }).start();
         return hub;
     };
     const tool = (name: string) => hub!.tools().find(candidate => candidate.name === name);

@@ -1,19 +1,24 @@
-import type { PermissionAnswer, PermissionRequest } from '@qodeassist/core';
-import { Command, CommandContribution, CommandRegistry, Emitter, Event, MessageService, nls, QuickInputService, QuickPickItem } from '@theia/core';
+import { Command, CommandContribution, CommandRegistry, MessageService, nls, QuickInputService, QuickPickItem } from '@theia/core';
 import { ConfirmDialog, FrontendApplicationContribution } from '@theia/core/lib/browser';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { WorkspaceTrustService } from '@theia/workspace/lib/browser/workspace-trust-service';
-import { McpServerState, McpServerStatus, QodeAssistMcpClient, QodeAssistMcpService } from '../../common/mcp-protocol';
-import { QodeAssistChatClientImpl } from '../chat/chat-client';
+import { McpConsentDetails, McpServerState, McpServerStatus, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
 import { QodeAssistSwitch } from '../qodeassist-switch';
+import { McpClientImpl } from './mcp-client';
+import { McpServerConsentDialog } from './mcp-dialogs';
+
+export { McpClientImpl };
 
 export namespace QodeAssistMcpCommands {
     export const SERVERS: Command = Command.toLocalizedCommand({ id: 'qodeassist.mcp.servers', category: 'QodeAssist', label: 'MCP Servers…' }, 'qodeassist/mcp/servers');
     export const CONNECT: Command = Command.toLocalizedCommand({ id: 'qodeassist.mcp.connectClients', category: 'QodeAssist', label: 'Connect Other MCP Clients to QodeAssist…' }, 'qodeassist/mcp/connect');
     export const ROTATE: Command = Command.toLocalizedCommand({ id: 'qodeassist.mcp.rotateToken', category: 'QodeAssist', label: 'Rotate MCP Server Token' }, 'qodeassist/mcp/rotate');
 }
+
+/** VS Code asks for the token itself (a password input), so the snippet never holds it. */
+const VSCODE_TOKEN_INPUT = 'qodeassist-token';
 
 /** The snippets other MCP clients need, for a server URL and a token (or a placeholder). */
 export function connectionSnippets(status: Pick<McpServerStatus, 'url' | 'bridgePath'>, token: string): Array<{ title: string; text: string }> {
@@ -25,13 +30,18 @@ export function connectionSnippets(status: Pick<McpServerStatus, 'url' | 'bridge
         },
         {
             title: 'VS Code (.vscode/mcp.json)',
-            text: JSON.stringify({ servers: { qodeassist: { type: 'http', url, headers: { Authorization: `Bearer ${token}` } } } }, undefined, 2)
+            text: JSON.stringify({
+                inputs: [{ type: 'promptString', id: VSCODE_TOKEN_INPUT, description: 'QodeAssist MCP server token', password: true }],
+                servers: { qodeassist: { type: 'http', url, headers: { Authorization: `Bearer \${input:${VSCODE_TOKEN_INPUT}}` } } }
+            }, undefined, 2)
         },
         { title: 'Claude Code', text: `claude mcp add --transport http qodeassist ${url} --header "Authorization: Bearer ${token}"` }
     ];
 }
 
-const STATUS_LABEL: Record<McpServerState['status'], string> = { connecting: 'connecting…', ready: 'ready', failed: 'failed', disabled: 'disabled' };
+const STATUS_LABEL: Record<McpServerState['status'], string> = {
+    connecting: 'connecting…', ready: 'ready', failed: 'failed', disabled: 'disabled', 'needs-consent': 'waiting for your consent'
+};
 
 /**
  * MCP in the IDE: the server mode follows the `qodeassist.mcp.server.*` preferences (its token is
@@ -47,16 +57,22 @@ export class McpContribution implements FrontendApplicationContribution, Command
     @inject(MessageService) protected readonly messages: MessageService;
     @inject(QuickInputService) protected readonly quickInput: QuickInputService;
     @inject(QodeAssistSwitch) protected readonly qodeAssistSwitch: QodeAssistSwitch;
+    @inject(McpClientImpl) protected readonly mcpClient: McpClientImpl;
 
     protected lastError: string | undefined;
+    /** Fingerprints already offered in this window: a project server is offered once, then waits in the servers list. */
+    protected readonly offeredConsents = new Set<string>();
+    protected consentCheck: Promise<void> = Promise.resolve();
+    protected consentCheckQueued = false;
 
     onStart(): void {
         // Tools are served only for a trusted workspace, and only after the user said so.
         void this.workspace.ready.then(() => {
             void this.applySettings();
             // Start the workspace's client hub now, so its servers are ready by the first chat.
-            void this.service.hubState(this.workspace.tryGetRoots()[0]?.resource.path.fsPath());
+            this.offerConsents();
         });
+        this.mcpClient.onDidChange(() => this.offerConsents());
         this.trust.onDidChangeWorkspaceTrust(() => void this.applySettings());
         this.preferences.onPreferenceChanged(change => {
             if (change.preferenceName.startsWith('qodeassist.mcp.server.') || change.preferenceName.startsWith('qodeassist.tools.') || change.preferenceName === 'qodeassist.enabled') {
@@ -159,14 +175,62 @@ export class McpContribution implements FrontendApplicationContribution, Command
 
     // ---- client hub ----
 
+    protected workspacePath(): string | undefined {
+        return this.workspace.tryGetRoots()[0]?.resource.path.fsPath();
+    }
+
+    /** Offers each project server that waits for consent once, in a notification whose action opens the consent dialog. */
+    protected offerConsents(): void {
+        if (this.consentCheckQueued) {
+            return; // A check is already waiting; it will see this change too.
+        }
+        this.consentCheckQueued = true;
+        this.consentCheck = this.consentCheck.then(async () => {
+            this.consentCheckQueued = false;
+            const workspacePath = this.workspacePath();
+            const { servers } = await this.service.hubState(workspacePath);
+            for (const server of servers) {
+                const consent = server.status === 'needs-consent' ? server.consent : undefined;
+                if (consent && !this.offeredConsents.has(consent.fingerprint)) {
+                    this.offeredConsents.add(consent.fingerprint);
+                    void this.offerConsent(workspacePath, consent);
+                }
+            }
+        }).catch(() => undefined);
+    }
+
+    protected async offerConsent(workspacePath: string | undefined, consent: McpConsentDetails): Promise<void> {
+        const review = nls.localize('qodeassist/mcp/consentReview', 'Review…');
+        // Only the server's name goes into the notification (letters, digits, "." "_" "-" by the config's rules); the entry itself is shown as text in the dialog.
+        const answer = await this.messages.info(
+            nls.localize('qodeassist/mcp/consentOffer', 'The project\'s MCP server "{0}" waits for your consent to start.', consent.server), review);
+        if (answer === review) {
+            await this.askConsent(workspacePath, consent);
+        }
+    }
+
+    /** The consent dialog; the backend grants it only if the file's entry is still the one shown. */
+    protected async askConsent(workspacePath: string | undefined, consent: McpConsentDetails): Promise<void> {
+        if (!await new McpServerConsentDialog(consent).open()) {
+            return;
+        }
+        if (!await this.service.grantServerConsent(workspacePath, consent.server, consent.fingerprint)) {
+            this.messages.warn(nls.localize('qodeassist/mcp/consentStale',
+                'The MCP server "{0}" was not started: its entry changed since it was shown, or the workspace is not trusted. Review it again in QodeAssist: MCP Servers….', consent.server));
+        }
+    }
+
     protected async showServers(): Promise<void> {
-        const workspacePath = this.workspace.tryGetRoots()[0]?.resource.path.fsPath();
+        const workspacePath = this.workspacePath();
         const { servers, issues } = await this.service.hubState(workspacePath);
-        const items: Array<QuickPickItem & { server?: string }> = servers.map(server => ({
+        const items: Array<QuickPickItem & { server?: string; consent?: McpConsentDetails }> = servers.map(server => ({
             label: server.name,
             description: server.status === 'ready' ? `${STATUS_LABEL.ready} · ${server.tools.length} tools` : STATUS_LABEL[server.status],
-            detail: server.error ? `${server.error}${server.retryInMs !== undefined ? ` — retrying in ${Math.ceil(server.retryInMs / 1000)} s` : ''}` : `${server.transport} · ${server.source}`,
-            server: server.name
+            detail: server.status === 'needs-consent'
+                ? nls.localize('qodeassist/mcp/consentDetail', 'A project server: pick it to review what it runs and allow it. {0}', server.source)
+                : server.error ? `${server.error}${server.retryInMs !== undefined ? ` — retrying in ${Math.ceil(server.retryInMs / 1000)} s` : ''}` : `${server.transport} · ${server.source}`,
+            server: server.name,
+            consent: server.status === 'needs-consent' ? server.consent : undefined
         }));
         for (const issue of issues) {
             items.push({ label: `$(error) ${issue.file}`, detail: issue.message });
@@ -175,49 +239,13 @@ export class McpContribution implements FrontendApplicationContribution, Command
             items.push({ label: nls.localize('qodeassist/mcp/none', 'No MCP servers configured'), detail: nls.localize('qodeassist/mcp/noneHint', 'Add them to ~/.qodeassist/mcp.json or .qodeassist/mcp.json as {"mcpServers": {…}}.') });
         }
         const picked = await this.quickInput.showQuickPick(items, {
-            title: nls.localize('qodeassist/mcp/serversTitle', 'MCP Servers (pick one to reconnect)'), matchOnDetail: true
+            title: nls.localize('qodeassist/mcp/serversTitle', 'MCP Servers (pick one to reconnect or review)'), matchOnDetail: true
         });
-        if (picked?.server) {
+        if (picked?.consent) {
+            await this.askConsent(workspacePath, picked.consent);
+        } else if (picked?.server) {
             await this.service.reconnect(workspacePath, picked.server);
             this.messages.info(nls.localize('qodeassist/mcp/reconnecting', 'Reconnecting {0}…', picked.server));
         }
-    }
-}
-
-/** What the backend's MCP side asks of this window: permission for outside clients' tool calls, and the editors. */
-@injectable()
-export class McpClientImpl implements QodeAssistMcpClient {
-    @inject(MessageService) protected readonly messages: MessageService;
-    @inject(QodeAssistChatClientImpl) protected readonly host: QodeAssistChatClientImpl;
-
-    private readonly onDidChangeEmitter = new Emitter<void>();
-    /** A hub's servers or the server mode changed (the servers list is read when shown; the tools Theia AI sees follow this). */
-    readonly onDidChange: Event<void> = this.onDidChangeEmitter.event;
-
-    onMcpChanged(): void {
-        this.onDidChangeEmitter.fire();
-    }
-
-    async requestToolPermission(_sessionId: string, request: PermissionRequest): Promise<PermissionAnswer> {
-        const once = nls.localize('qodeassist/mcp/allowOnce', 'Allow once');
-        const always = nls.localize('qodeassist/mcp/allowClient', 'Allow for this client');
-        const deny = nls.localize('qodeassist/mcp/deny', 'Deny');
-        const answer = await this.messages.warn(
-            nls.localize('qodeassist/mcp/permission', 'An MCP client wants to run {0} ({1}) with {2}', request.tool, request.permission, JSON.stringify(request.arguments).slice(0, 400)),
-            once, always, deny
-        );
-        return answer === once ? 'allow-once' : answer === always ? 'allow-chat' : 'deny';
-    }
-
-    getDiagnostics(path?: string): ReturnType<QodeAssistMcpClient['getDiagnostics']> {
-        return this.host.getDiagnostics(path);
-    }
-
-    readOpenDocument(path: string): Promise<string | undefined> {
-        return this.host.readOpenDocument(path);
-    }
-
-    writeDocument(path: string, content: string, options: { created: boolean }): Promise<void> {
-        return this.host.writeDocument(path, content, options);
     }
 }

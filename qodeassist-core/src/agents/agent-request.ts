@@ -1,4 +1,5 @@
 import { Configuration, ResolvedAgent } from './agent-factory';
+import { isReservedKeyRef, originOf } from '../config/key-origins';
 import { environmentVariableFor, SecretsStore } from '../config/secrets-store';
 import { TemplateContext } from '../prompt/template-context';
 import { SessionAgent } from '../session/session';
@@ -47,6 +48,7 @@ export function explainAuthError(agent: ResolvedAgent, error: ErrorInfo): ErrorI
 /** Resolves the agent's key and headers; a cloud provider without a key is an Auth error before anything is sent. */
 export async function prepareAgentTarget(agent: ResolvedAgent, secrets: SecretsStore): Promise<AgentTarget> {
     const instance = agent.provider.instance;
+    assertKeyStaysWithProvider(agent);
     const key = instance.api_key_ref ? await secrets.get(instance.api_key_ref) : undefined;
     if (!key && KEY_REQUIRED.has(instance.client_api)) {
         throw new QodeAssistError({ category: 'Auth', message: missingKeyMessage(agent) });
@@ -59,6 +61,27 @@ export async function prepareAgentTarget(agent: ResolvedAgent, secrets: SecretsS
         secrets: key ? [key] : [],
         renderBody: ctx => agent.renderBody(ctx)
     };
+}
+
+/**
+ * The request goes to its provider's origin, or nowhere: an endpoint that changes the host
+ * (`".evil.example/x"` after a URL without a path) would carry the provider's key elsewhere.
+ * Checked before the key is even read; a reserved ref (QodeAssist's own secrets) is never read.
+ */
+function assertKeyStaysWithProvider(agent: ResolvedAgent): void {
+    const ref = agent.provider.instance.api_key_ref;
+    if (ref !== undefined && isReservedKeyRef(ref)) {
+        throw new QodeAssistError({ category: 'Config', message: `Provider "${agent.provider.instance.name}" names "${ref}", a secret QodeAssist keeps for itself; nothing was sent.` });
+    }
+    const target = originOf(agent.url);
+    const provider = originOf(agent.provider.url);
+    // URLs without an origin (client_api "theia" is `theia:`) must at least stay under the provider's.
+    if (target === undefined ? !agent.url.startsWith(agent.provider.url) : target !== provider) {
+        throw new QodeAssistError({
+            category: 'Config',
+            message: `Agent "${agent.name}" would send its request to ${target ?? agent.url}, not to its provider's ${provider ?? agent.provider.url}; nothing was sent. Make its endpoint a path starting with "/".`
+        });
+    }
 }
 
 /** A ready SessionAgent for a resolved agent: what a Session needs, the key resolved here. */

@@ -18,10 +18,28 @@ export class ConfigurationService {
     private readonly watchers: FSWatcher[] = [];
     private timer: NodeJS.Timeout | undefined;
     private readonly debounceMs: number;
+    private started = false;
 
-    constructor(readonly roots: ConfigRoots, options: ConfigurationServiceOptions = {}) {
+    constructor(private rootsInUse: ConfigRoots, options: ConfigurationServiceOptions = {}) {
         this.debounceMs = options.debounceMs ?? 150;
-        this.configuration = loadConfiguration(roots);
+        this.configuration = loadConfiguration(rootsInUse);
+    }
+
+    get roots(): ConfigRoots {
+        return this.rootsInUse;
+    }
+
+    /**
+     * Reads from other roots from now on (the project layer comes or goes with workspace
+     * trust): the watchers follow, and listeners get the reloaded configuration at once.
+     */
+    setRoots(roots: ConfigRoots): Configuration {
+        this.closeWatchers();
+        this.rootsInUse = roots;
+        if (this.started) {
+            this.start();
+        }
+        return this.reload();
     }
 
     get current(): Configuration {
@@ -35,6 +53,7 @@ export class ConfigurationService {
 
     /** Starts watching the user and project roots (or, until they exist, their parents). */
     start(): this {
+        this.started = true;
         for (const root of [this.roots.user, this.roots.project]) {
             if (root) {
                 this.watchRoot(root);
@@ -53,10 +72,14 @@ export class ConfigurationService {
 
     dispose(): void {
         clearTimeout(this.timer);
+        this.closeWatchers();
+        this.listeners.clear();
+    }
+
+    private closeWatchers(): void {
         for (const watcher of this.watchers.splice(0)) {
             watcher.close();
         }
-        this.listeners.clear();
     }
 
     private watchRoot(root: string): void {

@@ -5,8 +5,10 @@ import { sessionAgentFor } from '../agents/agent-request';
 import { Configuration, loadConfiguration, ResolvedAgent } from '../agents/agent-factory';
 import { formatIssue } from '../config/config-issue';
 import { defaultConfigRoots } from '../config/config-layers';
+import { redactSecrets } from '../wire/redaction';
+import { projectLayerEntries, untrustedProjectNotice } from '../config/project-trust';
 import { PIPELINES } from '../config/schemas';
-import { ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, SecretsStore } from '../config/secrets-store';
+import { ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, RecordingSecretsStore, SecretsStore } from '../config/secrets-store';
 import { ContentLoader } from '../context/content-loader';
 import { CompletionInput, ContextAssembler } from '../context/context-assembler';
 import { formatManifest } from '../context/context-manifest';
@@ -17,7 +19,7 @@ import { Session } from '../session/session';
 import { SessionEvent } from '../session/session-events';
 import { endpointUrl } from '../wire/client-apis';
 import { toErrorInfo } from '../wire/error-info';
-import { FixedPermissionPolicy, PermissionClass } from '../ports/permission-prompt';
+import { FixedPermissionPolicy, PermissionGrant } from '../ports/permission-prompt';
 import { createBuiltinTools } from '../tools/builtin-tools';
 import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
 import { WorkspaceFiles } from '../tools/workspace-files';
@@ -52,12 +54,15 @@ Usage:
 
 Global options:
   --config-dir DIR     user configuration folder (default ~/.qodeassist)
-  --workspace DIR      project folder; its .qodeassist/ configuration applies (default: the current folder)
+  --workspace DIR      project folder for the tools and files (default: the current folder)
+  --trust-workspace    also load the workspace's own configuration (.qodeassist/agents, providers, roles,
+                       partials, skills, .claude/skills): only for a repository you trust
   --provider-url URL   send to this base URL instead of the agent's provider URL
   --env FILE           read API keys (<REF>_API_KEY=…) from this .env file (default: ./.env when present)
   --timeout S          give up after S seconds (exit 1)
   --tools              let the agent use the project tools, confined to --workspace
-  --allow CLASSES      tool permission classes granted without asking: read (default), write, execute
+  --allow CLASSES      tool permission classes granted without asking: read (default), write, execute,
+                       protected-write (writes to .qodeassist, .theia, .vscode, .claude, .git and ignore files too)
   --build-command CMD  what build_project runs, e.g. "npm run build" (without it, build_project is not offered)
 
 Exit codes: 0 finished, 1 failed (the error category is printed), 2 usage, 130 cancelled (Ctrl+C).`;
@@ -67,13 +72,15 @@ const OPTIONS = {
     'timeout': { type: 'string' }, 'json': { type: 'boolean' }, 'agent': { type: 'string' }, 'message': { type: 'string' },
     'file': { type: 'string', multiple: true }, 'line': { type: 'string' }, 'column': { type: 'string' }, 'cursor-marker': { type: 'string' },
     'range': { type: 'string' }, 'instruction': { type: 'string' }, 'help': { type: 'boolean', short: 'h' },
-    'tools': { type: 'boolean' }, 'allow': { type: 'string' }, 'build-command': { type: 'string' }
+    'tools': { type: 'boolean' }, 'allow': { type: 'string' }, 'build-command': { type: 'string' }, 'trust-workspace': { type: 'boolean' }
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
 /** The CLI composition root: L1 configuration + L2 sessions, `.env` secrets, no Theia. */
-export async function runBench(argv: readonly string[], io: BenchIo): Promise<number> {
+export async function runBench(argv: readonly string[], rawIo: BenchIo): Promise<number> {
+    // Tool results, arguments and errors are printed: every key this process read is removed by value, and key shapes too.
+    const io: BenchIo = { ...rawIo, out: line => rawIo.out(redactSecrets(line)), err: line => rawIo.err(redactSecrets(line)) };
     let values: Values;
     let command: string | undefined;
     try {
@@ -121,9 +128,24 @@ class BenchContext {
         return resolve(this.io.cwd, this.values.workspace ?? '.');
     }
 
+    /** The workspace whose own configuration is read: only with --trust-workspace; otherwise one notice names what was skipped. */
+    private get trustedWorkspace(): string | undefined {
+        if (this.values['trust-workspace']) {
+            return this.workspace;
+        }
+        const skipped = projectLayerEntries(this.workspace);
+        if (skipped.length && !this.untrustedNoticeShown) {
+            this.untrustedNoticeShown = true;
+            this.io.err(`Notice: ${untrustedProjectNotice(skipped)}. Pass --trust-workspace to load it.`);
+        }
+        return undefined;
+    }
+
+    private untrustedNoticeShown = false;
+
     private get configuration(): Configuration {
         if (!this.configurationCache) {
-            const roots = defaultConfigRoots(this.workspace, this.io.home);
+            const roots = defaultConfigRoots(this.trustedWorkspace, this.io.home);
             this.configurationCache = loadConfiguration({
                 ...roots, user: this.values['config-dir'] ? resolve(this.io.cwd, this.values['config-dir']) : roots.user
             });
@@ -135,7 +157,7 @@ class BenchContext {
 
     /** Skills from the workspace and the user's folders (the user home is --config-dir's parent when given). */
     private get skills(): SkillsEngine {
-        this.skillsCache ??= new SkillsEngine(defaultSkillRoots(this.workspace, this.values['config-dir'] ? dirname(resolve(this.io.cwd, this.values['config-dir'])) : this.io.home), { workspace: this.workspace });
+        this.skillsCache ??= new SkillsEngine(defaultSkillRoots(this.trustedWorkspace, this.values['config-dir'] ? dirname(resolve(this.io.cwd, this.values['config-dir'])) : this.io.home), { workspace: this.workspace });
         return this.skillsCache;
     }
 
@@ -144,7 +166,8 @@ class BenchContext {
         if (this.values.env && !existsSync(envFile)) {
             throw new UsageError(`the --env file ${envFile} does not exist`);
         }
-        return new ChainedSecretsStore([new DotEnvSecretsStore(envFile), new EnvironmentSecretsStore(this.io.env)]);
+        // Recording: a key read from the .env or the environment is redacted from every error printed from then on.
+        return new RecordingSecretsStore(new ChainedSecretsStore([new DotEnvSecretsStore(envFile), new EnvironmentSecretsStore(this.io.env)]));
     }
 
     validate(): number {
@@ -225,16 +248,16 @@ class BenchContext {
             return undefined;
         }
         const classes = (this.values.allow ?? 'read').split(',').map(item => item.trim()).filter(Boolean);
-        const unknown = classes.filter(item => !['read', 'write', 'execute'].includes(item));
+        const unknown = classes.filter(item => !['read', 'write', 'execute', 'protected-write'].includes(item));
         if (unknown.length > 0) {
-            throw new UsageError(`--allow takes read, write and execute, not ${unknown.join(', ')}`);
+            throw new UsageError(`--allow takes read, write, protected-write and execute, not ${unknown.join(', ')}`);
         }
         const registry = new ToolContributorRegistry();
         const tools = createBuiltinTools({ workspace: this.workspace, buildCommand: this.values['build-command'], skills: this.skills });
         registry.register(() => tools);
         return new ToolKitExecutor(registry, 'bench', {
             files: new WorkspaceFiles([this.workspace]),
-            permissions: new FixedPermissionPolicy(new Set(classes as PermissionClass[]))
+            permissions: new FixedPermissionPolicy(new Set(classes as PermissionGrant[]))
         });
     }
 

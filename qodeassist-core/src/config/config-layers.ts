@@ -25,6 +25,8 @@ export interface ConfigLayer {
     partialsDir: string;
     /** agent_models.json, for user and project layers. */
     modelOverridesFile?: string;
+    /** key_origins.json, the user layer's only: origins the user lets a key go to. */
+    keyOriginsFile?: string;
     /** Root for labels of bundled files. */
     bundledRoot?: string;
 }
@@ -49,7 +51,8 @@ export function configLayers(roots: ConfigRoots): ConfigLayer[] {
         if (root) {
             layers.push({
                 name, providersDir: join(root, 'providers'), agentsDir: join(root, 'agents'), rolesDir: join(root, 'roles'),
-                partialsDir: join(root, 'partials'), modelOverridesFile: join(root, 'agent_models.json')
+                partialsDir: join(root, 'partials'), modelOverridesFile: join(root, 'agent_models.json'),
+                ...(name === 'user' ? { keyOriginsFile: join(root, 'key_origins.json') } : {})
             });
         }
     }

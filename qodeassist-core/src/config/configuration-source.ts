@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { CLIENT_API_INFO } from '../wire/client-apis';
 import { ConfigFile, loadTomlFile, readJson, schemaIssues } from './config-file';
 import { ConfigIssue, didYouMean, findKeyLine } from './config-issue';
-import { ConfigLayer, configLayers, ConfigRoots, readConfigFile, readConfigFiles } from './config-layers';
+import { ConfigLayer, configLayers, ConfigRoots, LayerName, readConfigFile, readConfigFiles } from './config-layers';
+import { isReservedKeyRef, KeyOriginPolicy, keyOriginIssue, reservedKeyIssue } from './key-origins';
 import { deepMerge, leafPaths, Table } from './deep-merge';
 import {
     AgentFile, AgentFileSchema, AgentModelsSchema, knownKeys, Pipeline, PIPELINES, ProviderInstance, ProviderInstanceSchema, Role, RoleSchema,
@@ -11,6 +12,8 @@ import {
 
 export interface LoadedProvider {
     instance: ProviderInstance;
+    /** The layer that defines it: a project provider's key is bound to the origins the user or the bundle use. */
+    layer: LayerName;
     /** The instance's URL, or its client_api's default. */
     url: string;
     file: ConfigFile;
@@ -91,7 +94,14 @@ function loadRoles(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string, Ro
 
 function loadProviders(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string, LoadedProvider> {
     const providers = new Map<string, LoadedProvider>();
+    const keyOrigins = new KeyOriginPolicy();
     for (const layer of layers) {
+        if (layer.keyOriginsFile) {
+            const file = tryReadConfigFile(layer, layer.keyOriginsFile);
+            if (file) {
+                issues.push(...keyOrigins.readUserFile(file));
+            }
+        }
         const seen = new Map<string, ConfigFile>();
         for (const file of readConfigFiles(layer, layer.providersDir, '.toml')) {
             const parsed = loadTomlFile(file, 'provider', ProviderInstanceSchema, keysOf(ProviderInstanceSchema));
@@ -111,10 +121,29 @@ function loadProviders(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string
                 issues.push({ severity: 'error', file: file.label, field: 'url', message: `client_api "${instance.client_api}" has no default URL`, fix: 'add url = "http://…" with the server\'s base URL' });
                 continue;
             }
-            providers.set(instance.name, { instance, url, file });
+            const ref = instance.api_key_ref;
+            if (ref !== undefined && isReservedKeyRef(ref)) {
+                issues.push(reservedKeyIssue(file, instance.name, ref));
+                continue;
+            }
+            if (ref !== undefined && layer.name !== 'project') {
+                keyOrigins.allow(ref, url);
+            } else if (ref !== undefined && !keyOrigins.allows(ref, url)) {
+                issues.push(keyOriginIssue(file, instance.name, ref, url, layers.find(candidate => candidate.keyOriginsFile)?.keyOriginsFile?.replace(/[\\/]key_origins\.json$/, '')));
+                continue;
+            }
+            providers.set(instance.name, { instance, layer: layer.name, url, file });
         }
     }
     return providers;
+}
+
+function tryReadConfigFile(layer: ConfigLayer, path: string): ConfigFile | undefined {
+    try {
+        return readConfigFile(layer, path);
+    } catch {
+        return undefined;
+    }
 }
 
 function loadAgentSources(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string, AgentSource> {

@@ -23,6 +23,8 @@ import { LogClientImpl, LogContribution } from './log-contribution';
 import { QODEASSIST_LOG_PATH, QodeAssistLogService } from '../common/log-protocol';
 import { RefactorContribution } from './refactor/refactor-contribution';
 import { TheiaAiBridge } from './theia-ai/theia-ai-bridge';
+import { QodeAssistProjectTrust } from './trust/project-trust';
+import { WorkspaceRestrictionContribution } from '@theia/workspace/lib/browser/workspace-trust-service';
 import { QODEASSIST_LANGUAGE_MODELS_PATH, QODEASSIST_THEIA_TOOLS_PATH, QodeAssistLanguageModelsService, QodeAssistTheiaToolsService } from '../common/theia-tools-protocol';
 import '../../src/browser/style/qodeassist.css';
 
@@ -65,6 +67,10 @@ export default new ContainerModule(bind => {
     }
 
     bind(ConfigClientImpl).toSelf().inSingletonScope();
+    // The project layer is read only in a trusted workspace; this tells the backend and shows what waits for trust.
+    bind(QodeAssistProjectTrust).toSelf().inSingletonScope();
+    bind(FrontendApplicationContribution).toService(QodeAssistProjectTrust);
+    bind(WorkspaceRestrictionContribution).toService(QodeAssistProjectTrust);
     bind(QodeAssistConfigService).toDynamicValue(ctx =>
         ServiceConnectionProvider.createProxy<QodeAssistConfigService>(ctx.container, QODEASSIST_CONFIG_PATH, ctx.container.get(ConfigClientImpl))
     ).inSingletonScope();

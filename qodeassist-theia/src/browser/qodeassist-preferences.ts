@@ -2,6 +2,7 @@ import { createPreferenceProxy, PreferenceContribution, PreferenceProxy, Prefere
 import { interfaces } from '@theia/core/shared/inversify';
 import { ChatSkillSettings, ChatToolSettings } from '../common/chat-protocol';
 import { QodeAssistLogLevel } from '../common/log-protocol';
+import { schemaScopeOf, scopeGuardedPreferences } from './preference-scopes';
 
 export const QodeAssistPreferenceSchema: PreferenceSchema = {
     properties: {
@@ -147,6 +148,14 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
     }
 };
 
+// Settings that grant power are the user's alone: Theia's settings editor offers them in the user tab only.
+for (const [name, property] of Object.entries(QodeAssistPreferenceSchema.properties)) {
+    const scope = schemaScopeOf(name);
+    if (scope !== undefined) {
+        property.scope = scope;
+    }
+}
+
 /** Why QodeAssist must not act now: turned off for this project, or AI turned off in the IDE; undefined when it may. */
 export function disabledReason(preferences: QodeAssistPreferences, preferenceService: PreferenceService, activation?: { readonly isActive: boolean }): string | undefined {
     if (!preferences['qodeassist.enabled']) {
@@ -223,6 +232,7 @@ export type QodeAssistPreferences = PreferenceProxy<QodeAssistConfiguration>;
 
 export function bindQodeAssistPreferences(bind: interfaces.Bind): void {
     bind(QodeAssistPreferences).toDynamicValue(ctx =>
-        createPreferenceProxy(ctx.container.get<PreferenceService>(PreferenceService), QodeAssistPreferenceSchema)).inSingletonScope();
+        // Read through the scope rules: a repository's settings cannot widen what the user allowed.
+        createPreferenceProxy(scopeGuardedPreferences(ctx.container.get<PreferenceService>(PreferenceService)), QodeAssistPreferenceSchema)).inSingletonScope();
     bind(PreferenceContribution).toConstantValue({ schema: QodeAssistPreferenceSchema });
 }

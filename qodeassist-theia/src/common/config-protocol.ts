@@ -71,6 +71,8 @@ export interface ConfigOverview {
     modelOverrides: Record<string, string>;
     /** Where a new provider file goes. */
     projectFolder?: string;
+    /** Whether the project layer is read (the workspace is trusted), and what is skipped while not. */
+    projectTrust?: ProjectTrustState;
 }
 
 export interface ProviderTest {
@@ -113,7 +115,22 @@ export interface SetupChoice {
 
 export const QodeAssistConfigService = Symbol('QodeAssistConfigService');
 
+/** Whether the workspace's own configuration is read; what it holds that is left unread until the user trusts it. */
+export interface ProjectTrustState {
+    trusted: boolean;
+    /** Project-layer entries present but not read (e.g. `.qodeassist/agents`, `.claude/skills`). */
+    skipped: string[];
+    /** "project configuration not loaded: workspace not trusted (…)", when something was skipped. */
+    notice?: string;
+}
+
 export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClient> {
+    /**
+     * A window reports Theia's workspace trust for a workspace folder: the project layer
+     * (agents, providers, skills, MCP servers, …) is read only while it is trusted.
+     */
+    setWorkspaceTrust(workspacePath: string, trusted: boolean): Promise<ProjectTrustState>;
+    projectTrust(workspacePath: string | undefined): Promise<ProjectTrustState>;
     /** Skills as the chat finds them with these settings (`qodeassist.skills.*`); the default folders without. */
     overview(workspacePath: string | undefined, skills?: ChatSkillSettings): Promise<ConfigOverview>;
     /** Lists the provider's models live: reachable with the list, or why not. */

@@ -1,7 +1,11 @@
 /** What the QodeAssist backend services share, bound once in the backend module. */
-import { ChainedSecretsStore, ConfigurationService, defaultConfigRoots, EnvironmentSecretsStore, FileSecretsStore, SecretsStore, WritableSecretsStore } from '@qodeassist/core';
+import {
+    ChainedSecretsStore, ConfigRoots, ConfigurationService, defaultConfigRoots, EnvironmentSecretsStore, FileSecretsStore, KnownSecrets, PROCESS_SECRETS, RecordingSecretsStore,
+    RecordingWritableSecretsStore, SecretsStore, trustedProject, WritableSecretsStore
+} from '@qodeassist/core';
 import { join } from 'node:path';
 import { Keychain, KeyringSecretsStore, loadKeytar } from './keyring-secrets';
+import { WorkspaceTrustRegistry } from './workspace-trust';
 
 export const QodeAssistSecretsStore = Symbol('QodeAssistSecretsStore');
 export const QodeAssistConfiguration = Symbol('QodeAssistConfiguration');
@@ -11,17 +15,21 @@ export const QodeAssistUserHome = Symbol('QodeAssistUserHome');
 /** Where keys set from the IDE and the MCP server token are stored. */
 export const QodeAssistWritableSecrets = Symbol('QodeAssistWritableSecrets');
 
+/** Every key the backend resolved or stored: the loggers and the chat saver scrub these values. */
+export const QodeAssistKnownSecrets = Symbol('QodeAssistKnownSecrets');
+
 /**
  * The OS keyring (through keytar) when one answers; else `~/.qodeassist/secrets.json`, readable by
  * its owner only: machines without a keyring (containers, CI, a server without a desktop session).
  */
-export function defaultWritableSecrets(userHome: string, keychain: Keychain | undefined = loadKeytar()): WritableSecretsStore {
-    return new KeyringSecretsStore(keychain, new FileSecretsStore(join(userHome, '.qodeassist', 'secrets.json')));
+export function defaultWritableSecrets(userHome: string, keychain: Keychain | undefined = loadKeytar(), known: KnownSecrets = PROCESS_SECRETS): WritableSecretsStore {
+    // Recording: a key read or stored here (an API key, the MCP server token) is redacted from then on.
+    return new RecordingWritableSecretsStore(new KeyringSecretsStore(keychain, new FileSecretsStore(join(userHome, '.qodeassist', 'secrets.json'))), known);
 }
 
-/** Keys are read from the environment first (`<REF>_API_KEY`), then from what the user stored in the IDE. */
-export function defaultSecretsStore(writable: SecretsStore): SecretsStore {
-    return new ChainedSecretsStore([new EnvironmentSecretsStore(), writable]);
+/** Keys are read from the environment first (`<REF>_API_KEY`), then from what the user stored in the IDE; each one read is recorded for redaction. */
+export function defaultSecretsStore(writable: SecretsStore, known: KnownSecrets = PROCESS_SECRETS): SecretsStore {
+    return new RecordingSecretsStore(new ChainedSecretsStore([new EnvironmentSecretsStore(), writable]), known);
 }
 
 /** Resolves the live configuration for a workspace folder (one service per folder, watched). */
@@ -29,21 +37,42 @@ export interface ConfigurationProvider {
     forWorkspace(workspacePath: string | undefined): ConfigurationService;
 }
 
-/** One ConfigurationService per workspace folder, created on first use and kept watching. */
+/** Whether the workspace's own configuration layer is loaded, i.e. the user trusts it: its skills and instructions follow. */
+export function isProjectLayerLoaded(configurations: ConfigurationProvider, workspacePath: string | undefined): boolean {
+    return workspacePath !== undefined && configurations.forWorkspace(workspacePath).roots.project !== undefined;
+}
+
+/**
+ * One ConfigurationService per workspace folder, created on first use and kept watching. The
+ * folder's own `.qodeassist` layer is read only while the user trusts the workspace; granting
+ * or withdrawing trust reloads it live.
+ */
 export class WorkspaceConfigurations implements ConfigurationProvider {
     private readonly services = new Map<string, ConfigurationService>();
+    private readonly stopWatchingTrust: () => void;
+
+    constructor(
+        private readonly trust: WorkspaceTrustRegistry = new WorkspaceTrustRegistry(),
+        /** The roots for a workspace whose own layer is read (a trusted one) or none. */
+        private readonly rootsFor: (project: string | undefined) => ConfigRoots = project => defaultConfigRoots(project)
+    ) {
+        this.stopWatchingTrust = trust.onDidChange((workspacePath, trusted) => {
+            this.services.get(workspacePath)?.setRoots(this.rootsFor(trustedProject(workspacePath, trusted)));
+        });
+    }
 
     forWorkspace(workspacePath: string | undefined): ConfigurationService {
         const key = workspacePath ?? '';
         let service = this.services.get(key);
         if (!service) {
-            service = new ConfigurationService(defaultConfigRoots(workspacePath)).start();
+            service = new ConfigurationService(this.rootsFor(trustedProject(workspacePath, this.trust.isTrusted(workspacePath)))).start();
             this.services.set(key, service);
         }
         return service;
     }
 
     dispose(): void {
+        this.stopWatchingTrust();
         for (const service of this.services.values()) {
             service.dispose();
         }

@@ -4,7 +4,7 @@ import {
     SkillsEngine, StoredChat, StoredFileEdit, titleOf, toErrorInfo, ToolKitExecutor, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
-import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
+import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
 import { EventCoalescer } from './event-coalescer';
 import { McpHubs } from './mcp-service-impl';
 import { SessionPools } from './session-pools';
@@ -332,11 +332,13 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
 
     /** The built-in tools for a chat, confined to its workspace folder; write and execute ask the user in that chat. */
     private toolsFor(chat: Chat, workspace: string, settings: ChatToolSettings | undefined, skills: SkillsEngine | undefined, skillSettings: ChatSkillSettings | undefined): ToolKitExecutor {
-        const key = JSON.stringify([workspace, settings ?? null, chat.original !== undefined, skillSettings ?? null]);
+        const projectTrusted = isProjectLayerLoaded(this.configurations, workspace);
+        // Granting or withdrawing trust changes the tools offered and the skills' roots.
+        const key = JSON.stringify([workspace, settings ?? null, chat.original !== undefined, skillSettings ?? null, projectTrusted]);
         if (chat.tools?.key !== key) {
             const original = chat.original;
             const executor = createToolExecutor({
-                host: this.client, ownerId: chat.id, workspace, settings, skills, originalHistory: original ? () => original : undefined,
+                host: this.client, ownerId: chat.id, workspace, projectTrusted, settings, skills, originalHistory: original ? () => original : undefined,
                 extraTools: this.mcp?.toolsFor(workspace)
             });
             chat.tools = { key, executor };
@@ -346,7 +348,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
 
     /** Skills of a workspace (and the user's, and the extra folders), watched; undefined when the user turned skills off. */
     private skillsFor(workspace: string | undefined, settings?: ChatSkillSettings): SkillsEngine | undefined {
-        const roots = skillRootsFor(workspace, settings);
+        const roots = skillRootsFor(workspace, settings, isProjectLayerLoaded(this.configurations, workspace));
         if (!roots) {
             return undefined;
         }

@@ -87,7 +87,8 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         try {
             return files.isIgnored(files.resolve(path));
         } catch {
-            return false;
+            // A link leading out of the workspace or nowhere: its text is not for the model either.
+            return true;
         }
     }
 

@@ -1,18 +1,19 @@
 import {
-    CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
-    syntheticContext, toErrorInfo, withRoster, WritableSecretsStore
+    allowKeyOrigin, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    syntheticContext, toErrorInfo, withRoster, WritableSecretsStore, projectLayerEntries, untrustedProjectNotice
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChatSkillSettings } from '../common/chat-protocol';
-import { ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SetupChoice, SetupState } from '../common/config-protocol';
-import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
+import { ConfigOverview, ProjectTrustState, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SetupChoice, SetupState } from '../common/config-protocol';
+import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
 import { SETUP_PRESETS } from './quick-setup';
 import { McpHubs } from './mcp-service-impl';
 import { TheiaHostModels } from './theia-host-models';
 import { skillRootsFor } from './tool-host';
+import { WorkspaceTrustRegistry } from './workspace-trust';
 
 /** The configuration view's backend: what is loaded, live provider checks, keys, and the file edits it offers. */
 @injectable()
@@ -25,8 +26,20 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         @inject(QodeAssistWritableSecrets) private readonly writableSecrets: WritableSecretsStore,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
         @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
-        @inject(TheiaHostModels) @optional() private readonly hostModels?: TheiaHostModels
+        @inject(TheiaHostModels) @optional() private readonly hostModels?: TheiaHostModels,
+        @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry
     ) { }
+
+    async setWorkspaceTrust(workspacePath: string, trusted: boolean): Promise<ProjectTrustState> {
+        this.trust?.setTrusted(workspacePath, trusted);
+        return this.projectTrust(workspacePath);
+    }
+
+    async projectTrust(workspacePath: string | undefined): Promise<ProjectTrustState> {
+        const trusted = isProjectLayerLoaded(this.configurations, workspacePath);
+        const skipped = trusted ? [] : projectLayerEntries(workspacePath);
+        return { trusted, skipped, ...(skipped.length ? { notice: untrustedProjectNotice(skipped) } : {}) };
+    }
 
     setClient(client: QodeAssistConfigClient | undefined): void {
         this.client = client;
@@ -64,7 +77,8 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
             tools: this.toolsOf(workspacePath),
             ...this.skillsOf(workspacePath, skills),
             modelOverrides: { ...configuration.modelOverrides },
-            projectFolder: workspacePath ? join(workspacePath, '.qodeassist') : undefined
+            projectFolder: workspacePath ? join(workspacePath, '.qodeassist') : undefined,
+            projectTrust: await this.projectTrust(workspacePath)
         };
     }
 
@@ -115,6 +129,12 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         }
         await mkdir(folder, { recursive: true });
         await writeFile(file, text, { flag: 'wx' });
+        const keyRef = provider.keyRef?.trim();
+        const loaded = this.configurations.forWorkspace(workspacePath).roots.user;
+        if (keyRef && loaded) {
+            // The user typed this URL for this key here: a project provider's key may go to it (ARCHITECTURE §7).
+            await allowKeyOrigin(loaded, keyRef, provider.url?.trim() || CLIENT_API_INFO[provider.clientApi as ClientApi]?.defaultUrl || '').catch(() => undefined);
+        }
         return file;
     }
 
@@ -178,7 +198,7 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
 
     /** The skills the chat offers here with these settings, and the SKILL.md files it could not use. */
     private skillsOf(workspacePath: string | undefined, settings: ChatSkillSettings | undefined): Pick<ConfigOverview, 'skills' | 'skillIssues' | 'skillsOff'> {
-        const roots = skillRootsFor(workspacePath, settings);
+        const roots = skillRootsFor(workspacePath, settings, isProjectLayerLoaded(this.configurations, workspacePath));
         if (!roots) {
             return { skills: [], skillIssues: [], skillsOff: true };
         }

@@ -1,3 +1,4 @@
+import { PROCESS_SECRETS } from '@qodeassist/core';
 import { BackendApplicationContribution } from '@theia/core/lib/node/backend-application';
 import { ConnectionContainerModule } from '@theia/core/lib/node/messaging/connection-container-module';
 import { ContainerModule, interfaces } from '@theia/core/shared/inversify';
@@ -17,9 +18,11 @@ import { TheiaHostModels } from './theia-host-models';
 import { QodeAssistLanguageModels } from './theia-language-models';
 import { QodeAssistTheiaToolsServiceImpl } from './theia-tools-service-impl';
 import {
-    defaultSecretsStore, defaultWritableSecrets, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome, QodeAssistWritableSecrets, WorkspaceConfigurations
+    defaultSecretsStore, defaultWritableSecrets, QodeAssistConfiguration, QodeAssistKnownSecrets, QodeAssistSecretsStore, QodeAssistUserHome, QodeAssistWritableSecrets,
+    WorkspaceConfigurations
 } from './backend-symbols';
 import { defaultUserHome, QodeAssistChatServiceImpl } from './chat-service-impl';
+import { WorkspaceTrustRegistry } from './workspace-trust';
 
 /** Chat sessions, refactors and completion engines live per frontend connection, so one browser tab never sees another's events. */
 const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBackendService }) => {
@@ -46,10 +49,14 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
 });
 
 export default new ContainerModule(bind => {
-    bind(QodeAssistSecretsStore).toDynamicValue(ctx => defaultSecretsStore(ctx.container.get(QodeAssistWritableSecrets))).inSingletonScope();
-    bind(QodeAssistConfiguration).toConstantValue(new WorkspaceConfigurations());
+    // The process-wide set: every redaction (wire errors, logs, saved chats) consults it.
+    bind(QodeAssistKnownSecrets).toConstantValue(PROCESS_SECRETS);
+    bind(QodeAssistSecretsStore).toDynamicValue(ctx => defaultSecretsStore(ctx.container.get(QodeAssistWritableSecrets), ctx.container.get(QodeAssistKnownSecrets))).inSingletonScope();
+    bind(WorkspaceTrustRegistry).toSelf().inSingletonScope();
+    bind(QodeAssistConfiguration).toDynamicValue(ctx => new WorkspaceConfigurations(ctx.container.get(WorkspaceTrustRegistry))).inSingletonScope();
     bind(QodeAssistUserHome).toConstantValue(defaultUserHome());
-    bind(QodeAssistWritableSecrets).toDynamicValue(ctx => defaultWritableSecrets(ctx.container.get<string>(QodeAssistUserHome))).inSingletonScope();
+    bind(QodeAssistWritableSecrets).toDynamicValue(ctx => defaultWritableSecrets(ctx.container.get<string>(QodeAssistUserHome), undefined, ctx.container.get(QodeAssistKnownSecrets)))
+        .inSingletonScope();
     bind(McpHubs).toSelf().inSingletonScope();
     bind(McpServerHost).toSelf().inSingletonScope();
     bind(BackendApplicationContribution).toDynamicValue(ctx => ({

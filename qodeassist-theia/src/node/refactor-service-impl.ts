@@ -10,7 +10,7 @@ import { ConnectionLog } from './connection-log';
 import { LatestValueThrottle } from './event-coalescer';
 import { AgentChoice } from '../common/chat-protocol';
 import { QodeAssistRefactorClient, QodeAssistRefactorService, RefactorAnswer, RefactorProgress, RefactorQuery } from '../common/refactor-protocol';
-import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
+import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
 import { shareableOpenFiles } from './open-files';
 import { agentChoices, createToolExecutor } from './tool-host';
 
@@ -57,7 +57,8 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             agent = this.agentFor(configurationService, query);
             const tools = query.tools && agent.enableTools && query.workspacePath
                 ? createToolExecutor({
-                    host: this.client, ownerId: query.id, workspace: query.workspacePath, settings: query.toolSettings, extraTools: this.mcp?.toolsFor(query.workspacePath)
+                    host: this.client, ownerId: query.id, workspace: query.workspacePath, projectTrusted: isProjectLayerLoaded(this.configurations, query.workspacePath),
+                    settings: query.toolSettings, extraTools: this.mcp?.toolsFor(query.workspacePath)
                 })
                 : undefined;
             const result = await runRefactor({
@@ -120,7 +121,7 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
     }
 
     private library(workspacePath: string | undefined): InstructionLibrary {
-        return new InstructionLibrary(defaultInstructionFolders(this.userHome, workspacePath));
+        return new InstructionLibrary(defaultInstructionFolders(this.userHome, isProjectLayerLoaded(this.configurations, workspacePath) ? workspacePath : undefined));
     }
 
     /** The agent the user chose, or the refactor roster's first that fits the file. */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ChatToolSettings } from '../common/chat-protocol';
 import { ToolHostClient } from '../common/tool-host-protocol';
 import { QodeAssistTheiaToolsServiceImpl } from './theia-tools-service-impl';
+import { WorkspaceTrustRegistry } from './workspace-trust';
 
 describe('QodeAssist tools for Theia AI (backend)', () => {
     let workspace: string;
@@ -25,7 +26,9 @@ describe('QodeAssist tools for Theia AI (backend)', () => {
     beforeEach(() => {
         workspace = mkdtempSync(join(tmpdir(), 'qodeassist-theia-tools-'));
         writeFileSync(join(workspace, 'notes.txt'), 'draft\n');
-        service = new QodeAssistTheiaToolsServiceImpl();
+        const trust = new WorkspaceTrustRegistry();
+        trust.setTrusted(workspace, true);
+        service = new QodeAssistTheiaToolsServiceImpl(undefined, trust);
         service.setClient(host);
         asked.length = 0;
         written.length = 0;
@@ -69,5 +72,21 @@ describe('QodeAssist tools for Theia AI (backend)', () => {
             assert.match(result.content, expected, `${name} ${args}: ${result.content}`);
         }
         assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'draft\n', 'nothing was changed');
+    });
+
+    it('in a workspace the user has not trusted, no tool that starts programs is offered or runs (git status would run its hooks)', async () => {
+        const untrusted = new QodeAssistTheiaToolsServiceImpl(undefined, new WorkspaceTrustRegistry());
+        untrusted.setClient(host);
+        try {
+            const enabled = { ...settings, disabled: [], buildCommand: 'make' };
+            const names = (await untrusted.tools(workspace, enabled)).map(tool => tool.name);
+            assert.ok(names.includes('read_file'));
+            assert.ok(!names.includes('execute_terminal_command') && !names.includes('build_project'), names.join(', '));
+            const result = await untrusted.run(workspace, enabled, { id: 'x', name: 'execute_terminal_command', arguments: '{"command":"ls"}' });
+            assert.equal(result.isError, true);
+            assert.match(result.content, /There is no tool named "execute_terminal_command"/);
+        } finally {
+            untrusted.dispose();
+        }
     });
 });

@@ -4,6 +4,7 @@ import { ChatToolSettings } from '../common/chat-protocol';
 import { QodeAssistTheiaToolsService, TheiaToolCall, TheiaToolInfo } from '../common/theia-tools-protocol';
 import { ToolHostClient } from '../common/tool-host-protocol';
 import { McpHubs } from './mcp-service-impl';
+import { WorkspaceTrustRegistry } from './workspace-trust';
 import { createToolExecutor } from './tool-host';
 
 /**
@@ -17,7 +18,10 @@ export class QodeAssistTheiaToolsServiceImpl implements QodeAssistTheiaToolsServ
     private readonly executors = new Map<string, ToolKitExecutor>();
     private readonly running = new Map<string, AbortController>();
 
-    constructor(@inject(McpHubs) @optional() private readonly mcp?: McpHubs) { }
+    constructor(
+        @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
+        @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry
+    ) { }
 
     setClient(client: ToolHostClient | undefined): void {
         this.client = client;
@@ -68,7 +72,8 @@ export class QodeAssistTheiaToolsServiceImpl implements QodeAssistTheiaToolsServ
     }
 
     private executorFor(workspace: string, settings: ChatToolSettings): ToolKitExecutor {
-        const key = JSON.stringify([workspace, settings]);
+        const projectTrusted = this.trust?.isTrusted(workspace) ?? false;
+        const key = JSON.stringify([workspace, settings, projectTrusted]);
         let executor = this.executors.get(key);
         if (!executor) {
             if (this.executors.size >= 8) {
@@ -76,7 +81,7 @@ export class QodeAssistTheiaToolsServiceImpl implements QodeAssistTheiaToolsServ
                 this.executors.clear();
             }
             executor = createToolExecutor({
-                host: this.client, ownerId: 'theia-ai', workspace, settings, extraTools: this.mcp?.toolsFor(workspace), confirmedByCaller: true
+                host: this.client, ownerId: 'theia-ai', workspace, projectTrusted, settings, extraTools: this.mcp?.toolsFor(workspace), confirmedByCaller: true
             });
             this.executors.set(key, executor);
         }

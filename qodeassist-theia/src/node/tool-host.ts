@@ -10,6 +10,11 @@ export interface ToolExecutorOptions {
     /** The chat or refactor the tools run for: permission prompts and "allow for this chat" belong to it. */
     ownerId: string;
     workspace: string;
+    /**
+     * Whether the user trusts the workspace. Untrusted, the tools that run programs (the terminal, the
+     * build) are not offered: `git status` runs a repository's fsmonitor and hooks, `npm test` its scripts.
+     */
+    projectTrusted: boolean;
     settings: ChatToolSettings | undefined;
     /** Offers load_skill when given (the chat); the refactor has no skills. */
     skills?: SkillsEngine;
@@ -19,10 +24,14 @@ export interface ToolExecutorOptions {
     extraTools?: () => readonly AnyTool[];
     /**
      * Someone else already asked the user for each call (Theia AI's chat confirms its tool calls),
-     * so write and execute tools run without asking a second time.
+     * so write and execute tools run without asking a second time — but a write to a protected
+     * place (configuration, ignore rules) still asks through the host.
      */
     confirmedByCaller?: boolean;
 }
+
+/** Built-in tools that start programs in the workspace: offered only in a trusted one. */
+const RUNS_PROGRAMS: ReadonlySet<string> = new Set(['execute_terminal_command', 'build_project']);
 
 /** The built-in tools confined to a workspace folder; write and execute ask the user through the host first. */
 export function createToolExecutor(options: ToolExecutorOptions): ToolKitExecutor {
@@ -34,7 +43,8 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolKitExecuto
         diagnostics: { get: async path => host ? host.getDiagnostics(path) : [] },
         originalHistory: options.originalHistory
     });
-    registry.register(() => tools);
+    const offered = options.projectTrusted ? tools : tools.filter(tool => !RUNS_PROGRAMS.has(tool.name));
+    registry.register(() => offered);
     if (options.extraTools) {
         registry.register(options.extraTools);
     }
@@ -43,7 +53,8 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolKitExecuto
         documents: { readOpen: async path => host?.readOpenDocument(path) },
         writer: host ? { write: async (path, content, writeOptions) => host.writeDocument(path, content, writeOptions) } : undefined,
         disabled: new Set(settings?.disabled ?? []),
-        permissions: { ask: async request => options.confirmedByCaller ? 'allow-once' : host ? host.requestToolPermission(ownerId, request) : 'deny' }
+        // A protected write asks through our own prompt even when the caller confirmed the call.
+        permissions: { ask: async request => options.confirmedByCaller && request.protectedPath === undefined ? 'allow-once' : host ? host.requestToolPermission(ownerId, request) : 'deny' }
     });
 }
 
@@ -57,13 +68,14 @@ export function agentChoices(configuration: Configuration, roster: readonly stri
 }
 
 /**
- * Where the chat finds skills: the project's and the user's `.qodeassist/skills` and `.claude/skills`,
- * then the extra folders of `qodeassist.skills.folders`. Undefined when the user turned skills off.
+ * Where the chat finds skills: the project's (in a trusted workspace) and the user's `.qodeassist/skills`
+ * and `.claude/skills`, then the extra folders of `qodeassist.skills.folders`. Undefined when the user
+ * turned skills off.
  */
-export function skillRootsFor(workspace: string | undefined, settings: ChatSkillSettings | undefined): SkillRoot[] | undefined {
+export function skillRootsFor(workspace: string | undefined, settings: ChatSkillSettings | undefined, projectTrusted: boolean): SkillRoot[] | undefined {
     if (settings?.enabled === false) {
         return undefined;
     }
     const folders = settings?.folders.filter(folder => folder.trim()) ?? [];
-    return [...defaultSkillRoots(workspace), ...folders.map(dir => ({ dir, scope: 'user' as const }))];
+    return [...defaultSkillRoots(projectTrusted ? workspace : undefined), ...folders.map(dir => ({ dir, scope: 'user' as const }))];
 }

@@ -55,7 +55,7 @@ describe('qodeassist-bench (spawned)', function () {
     });
     beforeEach(() => server.reset());
 
-    const workspaceArgs = () => ['--workspace', fixture.workspace, '--config-dir', fixture.user];
+    const workspaceArgs = () => ['--workspace', fixture.workspace, '--config-dir', fixture.user, '--trust-workspace'];
 
     it('validate: exit 0 and a summary for a clean configuration', async () => {
         const run = await bench(['validate', ...workspaceArgs()]);
@@ -81,6 +81,20 @@ describe('qodeassist-bench (spawned)', function () {
         assert.deepEqual(rows.find(row => row.name === 'fake-openai'), {
             name: 'fake-openai', provider: 'fake-openai-provider', client_api: 'openai_compatible', model: 'fake-model', protocol: 'openai-chat', rosters: ['chat']
         });
+    });
+
+    it('without --trust-workspace the workspace\'s configuration is not read, one notice names what was skipped, and nothing is sent', async () => {
+        const run = await bench(['agents', '--json', '--workspace', fixture.workspace, '--config-dir', fixture.user]);
+        assert.equal(run.code, 0, run.stderr);
+        const names = run.stdout.trim().split('\n').map(line => JSON.parse(line).name);
+        assert.ok(names.includes('openai-chat'), 'bundled agents are there');
+        assert.ok(!names.includes('fake-openai') && !names.includes('fake-fim'), 'project agents are not');
+        assert.equal(run.stderr.split('\n').filter(line => line.startsWith('Notice:')).length, 1, run.stderr);
+        assert.match(run.stderr, /^Notice: project configuration not loaded: workspace not trusted \(skipped \.qodeassist\/agents, \.qodeassist\/providers\)\. Pass --trust-workspace to load it\.$/m);
+        const chat = await bench(['chat', '--agent', 'fake-openai', '--message', 'hi', '--workspace', fixture.workspace, '--config-dir', fixture.user]);
+        assert.equal(chat.code, 2, chat.stderr);
+        assert.match(chat.stderr, /fake-openai/);
+        assert.equal(server.requests.length, 0);
     });
 
     it('chat: prints the answer, sends the attachment, and shows the manifest on stderr', async () => {

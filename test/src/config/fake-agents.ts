@@ -23,6 +23,11 @@ export function writeFakeAgents(fixture: ConfigFixture, serverUrl: string, chatA
         ].join('\n'));
     }
     write('agents/rosters.toml', `schema_version = 1\n\n[chat]\nagents = ["${chatAgent}"]\n`);
+    if (layer === 'project') {
+        // The user lets these keys go to the fake server, as "allow it in your user settings" does (ARCHITECTURE §7).
+        const origins = Object.fromEntries(FAKE_AGENTS.filter(fake => fake.key).map(fake => [fake.key, [new URL(serverUrl).origin]]));
+        fixture.user_('key_origins.json', `${JSON.stringify(origins, undefined, 2)}\n`);
+    }
 }
 
 /** Environment for the fake keys, as a backend would see them. */

@@ -15,9 +15,30 @@ export interface BrowserAppOptions {
     userFiles?: Record<string, string>;
     /** Extra environment for the backend (e.g. OPENAI_API_KEY). */
     env?: Record<string, string>;
+    /** How the user answers Theia's workspace-trust prompt (default: they trust their own folder). */
+    trustWorkspace?: boolean;
+    /** Let the keys of the workspace's provider files go to their URLs, as the user would with one click (default true). */
+    allowProviderKeys?: boolean;
     startTimeoutMs?: number;
     /** Another Theia app's backend to run instead of the browser-app (the completion benchmark's baseline). */
     main?: string;
+}
+
+/**
+ * The test user lets the keys of the workspace's provider files go to those providers' URLs,
+ * as they would with one click (`~/.qodeassist/key_origins.json`): without it a project
+ * provider's key is refused (ARCHITECTURE §7).
+ */
+function keyOriginsFor(files: Record<string, string>): Record<string, string> {
+    const origins: Record<string, string[]> = {};
+    for (const [path, text] of Object.entries(files)) {
+        const url = /^url\s*=\s*"([^"]+)"/m.exec(text)?.[1];
+        const ref = /^api_key_ref\s*=\s*"([^"]+)"/m.exec(text)?.[1];
+        if (path.startsWith('.qodeassist/providers/') && url && ref) {
+            (origins[ref] ??= []).push(new URL(url).origin);
+        }
+    }
+    return Object.keys(origins).length ? { '.qodeassist/key_origins.json': JSON.stringify(origins) } : {};
 }
 
 /** The real browser-app backend on 127.0.0.1 with a throw-away workspace and user home. */
@@ -37,7 +58,8 @@ export class BrowserAppProcess {
         }
         const home = join(this.root, 'home');
         mkdirSync(home, { recursive: true });
-        for (const [path, text] of Object.entries(options.userFiles ?? {})) {
+        const keyOrigins = options.allowProviderKeys === false ? {} : keyOriginsFor(options.files ?? {});
+        for (const [path, text] of Object.entries({ ...keyOrigins, ...options.userFiles })) {
             mkdirSync(dirname(join(home, path)), { recursive: true });
             writeFileSync(join(home, path), text);
         }

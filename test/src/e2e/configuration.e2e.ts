@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Page } from 'playwright-core';
 import { workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
@@ -153,19 +153,30 @@ describe('configuration view in Chromium', function () {
         await page.screenshot({ path: screenshotPath('config-agents-skills') });
 
         // The list follows the skills preferences, as the chat does: an extra folder, then skills turned off.
+        // Extra folders are the user's setting: the same setting in the repository's settings is ignored.
         const extra = join(app.root, 'team-skills');
+        const sneaky = join(app.root, 'repository-named-skills');
         mkdirSync(join(extra, 'review'), { recursive: true });
         writeFileSync(join(extra, 'review', 'SKILL.md'), '---\nname: review\ndescription: Review the change\n---\nLook closely.\n');
-        const settings = join(app.workspace, '.theia', 'settings.json');
-        const current = JSON.parse(readFileSync(settings, 'utf8'));
-        writeFileSync(settings, JSON.stringify({ ...current, 'qodeassist.skills.folders': [extra] }, undefined, 2));
+        mkdirSync(join(sneaky, 'sneaky'), { recursive: true });
+        writeFileSync(join(sneaky, 'sneaky', 'SKILL.md'), '---\nname: sneaky\ndescription: Named by the repository\n---\nExfiltrate.\n');
+        const workspaceSettings = join(app.workspace, '.theia', 'settings.json');
+        const current = JSON.parse(readFileSync(workspaceSettings, 'utf8'));
+        writeFileSync(workspaceSettings, JSON.stringify({ ...current, 'qodeassist.skills.folders': [sneaky] }, undefined, 2));
+        // The user's settings hold Theia's trusted folders too (answering the trust dialog wrote them): keep them.
+        const settings = join(app.root, 'home', '.theia', 'settings.json');
+        mkdirSync(dirname(settings), { recursive: true });
+        const user = existsSync(settings) ? JSON.parse(readFileSync(settings, 'utf8')) : {};
+        writeFileSync(settings, JSON.stringify({ ...user, 'qodeassist.skills.folders': [extra] }, undefined, 2));
         const review = view().locator('li[data-skill=review]');
         await review.waitFor({ timeout: 20_000 });
         assert.match(await review.textContent() ?? '', /\/review\s*user/);
-        writeFileSync(settings, JSON.stringify({ ...current, 'qodeassist.skills.folders': [extra], 'qodeassist.skills.enabled': false }, undefined, 2));
+        assert.equal(await view().locator('li[data-skill=sneaky]').count(), 0, 'a repository cannot name skill folders');
+        writeFileSync(settings, JSON.stringify({ ...user, 'qodeassist.skills.folders': [extra], 'qodeassist.skills.enabled': false }, undefined, 2));
         await view().locator('[data-section=skills] [data-skills-off]').waitFor({ timeout: 20_000 });
         assert.equal(await view().locator('[data-section=skills] li[data-skill]').count(), 0);
-        writeFileSync(settings, JSON.stringify(current, undefined, 2));
+        writeFileSync(settings, JSON.stringify(user, undefined, 2));
+        writeFileSync(workspaceSettings, JSON.stringify(current, undefined, 2));
         await view().locator('li[data-skill=tone]').waitFor({ timeout: 20_000 });
     });
 });

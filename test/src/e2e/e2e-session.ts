@@ -25,11 +25,12 @@ export function useBrowserApp(options: (fake: FakeProviderServer) => BrowserAppO
     before(async () => {
         await fake.start();
         prepare(fake);
-        await app.start(options(fake));
+        const appOptions = options(fake);
+        await app.start(appOptions);
         chromium = await launchChromium();
         page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
         await page.goto(app.url);
-        await waitForTheiaShell(page);
+        await waitForTheiaShell(page, appOptions.trustWorkspace ?? true);
     });
     afterEach(async function () {
         if (this.currentTest?.state === 'failed' && page) {

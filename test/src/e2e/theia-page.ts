@@ -1,15 +1,15 @@
 import { Page } from 'playwright-core';
 
 /** Waits until the Theia shell is up and the loading screen is gone. */
-export async function waitForTheiaShell(page: Page): Promise<void> {
+export async function waitForTheiaShell(page: Page, trusted = true): Promise<void> {
     await page.waitForSelector('#theia-app-shell', { timeout: 60_000 });
     await page.waitForSelector('.theia-preload', { state: 'detached', timeout: 60_000 });
-    await trustWorkspace(page);
+    await answerTrustDialog(page, trusted);
 }
 
-/** Answers Theia's workspace-trust dialog as a user opening their own folder would. */
-async function trustWorkspace(page: Page): Promise<void> {
-    const trust = page.getByRole('button', { name: 'Yes, I trust the authors' });
+/** Answers Theia's workspace-trust dialog: yes, as a user opening their own folder would, or no, for a stranger's repository. */
+export async function answerTrustDialog(page: Page, trusted: boolean): Promise<void> {
+    const trust = page.getByRole('button', { name: trusted ? 'Yes, I trust the authors' : 'No, I don\'t trust the authors' });
     try {
         await trust.waitFor({ state: 'visible', timeout: 10_000 });
     } catch {

@@ -19,6 +19,8 @@ import { QodeAssistSwitch } from '../qodeassist-switch';
 import { QodeAssistChatClientImpl } from './chat-client';
 import { ChatErrorAction, OPEN_PREFERENCES_COMMAND } from './chat-error-affordance';
 import { SetupCard } from './setup-card';
+import { QodeAssistProjectTrust } from '../trust/project-trust';
+import { ProjectTrustNotice } from '../trust/project-trust-notice';
 import { QodeAssistConfigService, SetupState } from '../../common/config-protocol';
 import { warmUpMarkdown } from './chat-markdown';
 import { manifestSummary, MessageActions, MessageView, PendingPermission } from './chat-message-view';
@@ -149,6 +151,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     @inject(ClipboardService) protected readonly clipboard: ClipboardService;
     @inject(OpenerService) protected readonly openers: OpenerService;
     @inject(ChatFileEdits) protected readonly fileEdits: ChatFileEdits;
+    @inject(QodeAssistProjectTrust) protected readonly projectTrust: QodeAssistProjectTrust;
 
     protected readonly transcript = new ChatTranscript();
     /** The backend chat this view shows; its id is also the saved chat's id. */
@@ -220,6 +223,10 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             }
         }));
         this.toDispose.push(this.editors.onCreated(() => this.syncOpenEditors && this.scheduleEstimate()));
+        this.toDispose.push(this.projectTrust.onDidChange(() => {
+            this.update();
+            void this.checkSetup();
+        }));
         this.toDispose.push(this.chatBinding);
         void this.workspace.ready.then(() => this.checkSetup());
         this.toDispose.push({
@@ -754,6 +761,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             {this.notice && <div className='qa-notice'><i className={codicon('warning')} /> {this.notice}
                 <button className='qa-icon-button' title='Dismiss' onClick={() => { this.notice = undefined; this.update(); }}><i className={codicon('close')} /></button>
             </div>}
+            <ProjectTrustNotice state={this.projectTrust.state} trust={() => void this.projectTrust.requestTrust()} />
             <div className='qa-messages' ref={element => { this.messagesElement = element; }} onScroll={this.onScroll} onClick={this.onMessagesClick}>
                 {this.setup?.needed && <SetupCard state={this.setup} apply={choice => this.configService.applySetup(this.workspacePath, choice)} done={() => {
                     this.setup = undefined;

@@ -4,6 +4,8 @@ import URI from '@theia/core/lib/common/uri';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import * as React from '@theia/core/shared/react';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
+import { QodeAssistProjectTrust } from '../trust/project-trust';
+import { ProjectTrustNotice } from '../trust/project-trust-notice';
 import { ConfigIssue, ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
 import { McpServerState, McpServerStatus, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistRefactorService, SavedInstruction } from '../../common/refactor-protocol';
@@ -51,6 +53,7 @@ export class ConfigurationWidget extends ReactWidget {
     @inject(CommandRegistry) protected readonly commands: CommandRegistry;
     @inject(PreferenceService) protected readonly preferenceService: PreferenceService;
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
+    @inject(QodeAssistProjectTrust) protected readonly projectTrust: QodeAssistProjectTrust;
 
     protected overview: ConfigOverview | undefined;
     protected tests: Record<string, ProviderTest | 'testing'> = {};
@@ -71,6 +74,7 @@ export class ConfigurationWidget extends ReactWidget {
         this.title.closable = true;
         this.addClass('qa-config');
         this.toDispose.push(this.client.onDidChange(() => void this.refresh()));
+        this.toDispose.push(this.projectTrust.onDidChange(() => void this.refresh()));
         this.toDispose.push(this.preferences.onPreferenceChanged(change => {
             if (change.preferenceName === 'qodeassist.tools.disabled') {
                 this.toolChoices.clear();
@@ -228,6 +232,7 @@ export class ConfigurationWidget extends ReactWidget {
                 <button className='theia-button secondary' data-action='refresh' title={nls.localize('qodeassist/config/refreshHint', 'Read everything again (skills and MCP states are not watched here)')}
                     onClick={() => void this.refresh()}><i className={codicon('refresh')} /> {nls.localize('qodeassist/config/refresh', 'Refresh')}</button>
             </div>
+            <ProjectTrustNotice state={overview.projectTrust} trust={() => void this.projectTrust.requestTrust()} />
             {this.renderIssues(overview.issues)}
             {this.renderProviders(overview)}
             {this.renderAgents(overview)}

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { ConfigFile } from './config-file';
+import { KEY_ORIGINS_FILE } from './key-origins';
 
 /** Where configuration comes from; later layers shadow earlier ones by name (project > user > bundled). */
 export interface ConfigRoots {
@@ -52,7 +53,7 @@ export function configLayers(roots: ConfigRoots): ConfigLayer[] {
             layers.push({
                 name, providersDir: join(root, 'providers'), agentsDir: join(root, 'agents'), rolesDir: join(root, 'roles'),
                 partialsDir: join(root, 'partials'), modelOverridesFile: join(root, 'agent_models.json'),
-                ...(name === 'user' ? { keyOriginsFile: join(root, 'key_origins.json') } : {})
+                ...(name === 'user' ? { keyOriginsFile: join(root, KEY_ORIGINS_FILE) } : {})
             });
         }
     }

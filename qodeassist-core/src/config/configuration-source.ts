@@ -129,7 +129,7 @@ function loadProviders(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string
             if (ref !== undefined && layer.name !== 'project') {
                 keyOrigins.allow(ref, url);
             } else if (ref !== undefined && !keyOrigins.allows(ref, url)) {
-                issues.push(keyOriginIssue(file, instance.name, ref, url, layers.find(candidate => candidate.keyOriginsFile)?.keyOriginsFile?.replace(/[\\/]key_origins\.json$/, '')));
+                issues.push(keyOriginIssue(file, instance.name, ref, url, layers.find(candidate => candidate.keyOriginsFile)?.keyOriginsFile));
                 continue;
             }
             providers.set(instance.name, { instance, layer: layer.name, url, file });

@@ -26,6 +26,9 @@ export function originOf(url: string): string | undefined {
     }
 }
 
+/** The user layer's file of origins a key may go to, beside its agents and providers. */
+export const KEY_ORIGINS_FILE = 'key_origins.json';
+
 /** `~/.qodeassist/key_origins.json`: `{ "<api_key_ref>": ["https://origin", …] }`, origins the user lets that key go to. */
 export const KeyOriginsSchema = z.record(z.string(), z.array(z.string()));
 
@@ -83,9 +86,9 @@ export class KeyOriginPolicy {
 }
 
 /** The Config issue for a project provider that would send a key somewhere the user never said it may go. */
-export function keyOriginIssue(file: ConfigFile, provider: string, ref: string, url: string, userFolder: string | undefined): ConfigIssue {
+export function keyOriginIssue(file: ConfigFile, provider: string, ref: string, url: string, keyOriginsFile: string | undefined): ConfigIssue {
     const origin = originOf(url) ?? url;
-    const where = userFolder ? `${userFolder}/key_origins.json` : '~/.qodeassist/key_origins.json';
+    const where = keyOriginsFile ?? `~/.qodeassist/${KEY_ORIGINS_FILE}`;
     return {
         severity: 'error', file: file.label, line: findKeyLine(file.text, ['url']) ?? findKeyLine(file.text, ['api_key_ref']), field: 'url',
         message: `project provider ${provider} would send the key ${environmentVariableFor(ref)} to ${origin}, which no provider of yours or of QodeAssist uses for it; the provider is not loaded`,
@@ -112,7 +115,7 @@ export async function allowKeyOrigin(userFolder: string, ref: string, url: strin
     if (!origin) {
         throw new Error(`"${url}" is not a URL`);
     }
-    const file = join(userFolder, 'key_origins.json');
+    const file = join(userFolder, KEY_ORIGINS_FILE);
     const current = existsSync(file) ? KeyOriginsSchema.parse(JSON.parse(readFileSync(file, 'utf8'))) : {};
     const origins = new Set(current[ref] ?? []);
     if (origins.has(origin)) {

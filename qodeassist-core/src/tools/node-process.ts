@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import { CommandResult, IBuildRunner, ITerminal, TerminalRunOptions } from '../ports/process-ports';
 import { CancelledError } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
-import { childEnvironment, environmentValue } from './child-environment';
+import { childEnvironment } from './child-environment';
 import { startContained } from './contained-process';
-import { containedPath, ProgramSearch, programNotFoundMessage, resolveProgram } from './program-resolver';
+import { containChildPath, ProgramSearch, programNotFoundMessage, programSearchFor, resolveProgram } from './program-resolver';
 
 /** Keeps the head and the tail of long output: the command line and the final error both matter. */
 export function capOutput(output: string, max: number): { text: string; omitted: number } {
@@ -41,17 +41,12 @@ export class NodeTerminal implements ITerminal {
         const platform = process.platform;
         const source = this.settings.env ?? process.env;
         const env = childEnvironment(source, { secrets: this.settings.secrets?.() ?? PROCESS_SECRETS.list(), platform });
-        const search = {
-            path: environmentValue(env, 'PATH', platform), pathext: environmentValue(env, 'PATHEXT', platform), platform,
-            workspaceRoots: [...(this.settings.workspaceRoots ?? []), ...(options.workspaceRoots ?? []), options.cwd]
-        };
+        const search = programSearchFor(env, [...(this.settings.workspaceRoots ?? []), ...(options.workspaceRoots ?? []), options.cwd], platform);
         const program = await this.programPath(argv[0], options.cwd, search);
         if (!program) {
             return { exitCode: null, output: argv[0] ? programNotFoundMessage(argv[0]) : 'No command was given.', timedOut: false, omitted: 0 };
         }
-        // The child looks programs up on the same trusted PATH as we did.
-        const pathName = Object.keys(env).find(name => name.toUpperCase() === 'PATH') ?? 'PATH';
-        env[pathName] = await containedPath(search);
+        await containChildPath(env, search);
         const started = startContained(program, argv.slice(1), { cwd: options.cwd, env, timeoutMs: options.timeoutMs, signal: options.signal, stderr: true, platform });
         let output = '';
         const append = (chunk: Buffer) => {

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { posix, win32 } from 'node:path';
+import { environmentValue } from './child-environment';
 
 /**
  * Where a program name is looked up before a tool starts it. Written here rather than with
@@ -64,6 +65,17 @@ export async function trustedPathEntries(search: ProgramSearch): Promise<string[
 /** The PATH a child gets: the same trusted entries, so what it starts by name is found outside the workspace too. */
 export async function containedPath(search: ProgramSearch): Promise<string> {
     return (await trustedPathEntries(search)).join(pathApi(search.platform ?? process.platform).delimiter);
+}
+
+/** The lookup for a child with this (scrubbed) environment: its PATH and PATHEXT, never inside `workspaceRoots`. */
+export function programSearchFor(env: Readonly<Record<string, string>>, workspaceRoots: readonly string[], platform: NodeJS.Platform = process.platform): ProgramSearch {
+    return { path: environmentValue(env, 'PATH', platform), pathext: environmentValue(env, 'PATHEXT', platform), platform, workspaceRoots };
+}
+
+/** The child looks programs up on the same trusted PATH as we did: its PATH variable (any case on Windows) is replaced. */
+export async function containChildPath(env: Record<string, string>, search: ProgramSearch): Promise<void> {
+    const name = Object.keys(env).find(candidate => candidate.toUpperCase() === 'PATH') ?? 'PATH';
+    env[name] = await containedPath(search);
 }
 
 async function isExecutableFile(path: string, platform: NodeJS.Platform): Promise<boolean> {

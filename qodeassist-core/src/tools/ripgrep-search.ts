@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CancelledError } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
-import { childEnvironment, environmentValue } from './child-environment';
+import { childEnvironment } from './child-environment';
 import { startContained } from './contained-process';
-import { containedPath, ProgramSearch, resolveProgram } from './program-resolver';
+import { containChildPath, programSearchFor, resolveProgram } from './program-resolver';
 import { ToolContext } from './tool';
 
 /** search_project skips files larger than this, in both engines. */
@@ -17,13 +17,12 @@ const probes = new Map<string, Promise<boolean>>();
 /** How rg is started: the scrubbed environment (RIPGREP_CONFIG_PATH, which could add `--pre`, is not passed) and the lookup outside the workspace. */
 async function ripgrepLaunch(workspaceRoots: readonly string[]): Promise<{ program: string; env: Record<string, string> } | undefined> {
     const env = childEnvironment(process.env, { secrets: PROCESS_SECRETS.list() });
-    const search: ProgramSearch = { path: environmentValue(env, 'PATH'), pathext: environmentValue(env, 'PATHEXT'), workspaceRoots };
+    const search = programSearchFor(env, workspaceRoots);
     const program = await resolveProgram('rg', search);
     if (!program) {
         return undefined;
     }
-    const pathName = Object.keys(env).find(name => name.toUpperCase() === 'PATH') ?? 'PATH';
-    env[pathName] = await containedPath(search);
+    await containChildPath(env, search);
     return { program, env };
 }
 

@@ -5,7 +5,7 @@ import { ConfigFile } from '../config/config-file';
 import { ConfigIssue, findKeyLine } from '../config/config-issue';
 import { ConfigLayer, ConfigRoots, readConfigFile } from '../config/config-layers';
 import { ConfigurationSource, hint, lineOf, LoadedProvider, MergedAgent, readConfigurationSource } from '../config/configuration-source';
-import { ConcreteAgentSchema, Pipeline, PIPELINES, Role } from '../config/schemas';
+import { AgentLimits, ConcreteAgentSchema, Pipeline, PIPELINES, Role } from '../config/schemas';
 import { BodyTemplate, BodyTemplateError, renderSync } from '../prompt/body-template';
 import { createTemplateEnvironment } from '../prompt/partial-loader';
 import { compileSandboxedTemplate, TemplateSandboxError } from '../prompt/template-sandbox';
@@ -13,6 +13,7 @@ import { REQUEST_SHAPES } from '../prompt/request-shapes';
 import { syntheticContext, TemplateContext, TemplateVariablesFor } from '../prompt/template-context';
 import { CLIENT_API_INFO, endpointUrl } from '../wire/client-apis';
 import { WireProtocolName } from '../wire/wire-protocols';
+import { LimitOverrides } from '../wire/request-limits';
 
 /** A concrete agent, ready to render: templates compiled, provider and protocol resolved. */
 export interface ResolvedAgent {
@@ -32,6 +33,10 @@ export interface ResolvedAgent {
     /** The reply reserve the budget keeps free, read from the rendered body (max_tokens and its cousins). */
     maxOutputTokens: number;
     match: { file: string[]; path: string[]; project: string[] };
+    /** The `[limits]` the profile sets (after extends); what it leaves out stays at the built-in default unless a setting overrides it. */
+    limits: LimitOverrides;
+    /** Pickers that offer this agent besides its rosters' (`pipelines` in the agent file). */
+    pipelines: readonly Pipeline[];
     renderSystemPrompt(): string;
     /** The merged profile this agent was made from (fields, their files, the extends chain). */
     profile: MergedAgent;
@@ -184,6 +189,8 @@ function resolveAgent(
         url: endpointUrl(provider.url, profile.endpoint, model), protocol,
         enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, contextWindow: profile.context_window, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
         match: { file: profile.match?.file ?? [], path: profile.match?.path ?? [], project: profile.match?.project ?? [] },
+        limits: limitsOf(profile.limits),
+        pipelines: profile.pipelines ?? [],
         profile: merged,
         renderSystemPrompt: () => renderSync(systemPrompt, { model, agent: agentFacts }).trim(),
         renderBody: ctx => body.render({
@@ -222,6 +229,24 @@ function resolveAgent(
 }
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/** `[limits]` as written (TOML keys, seconds) to the limits a request takes. */
+function limitsOf(limits: AgentLimits | undefined): LimitOverrides {
+    const result: LimitOverrides = {};
+    if (limits?.connect !== undefined) {
+        result.connectSeconds = limits.connect;
+    }
+    if (limits?.idle !== undefined) {
+        result.idleSeconds = limits.idle;
+    }
+    if (limits?.total !== undefined) {
+        result.totalSeconds = limits.total;
+    }
+    if (limits?.max_tool_rounds !== undefined) {
+        result.maxToolRounds = limits.max_tool_rounds;
+    }
+    return result;
+}
 
 /** The reply limit a body sets, under whichever name its protocol uses. */
 export function maxOutputTokensOf(body: Record<string, unknown>): number | undefined {

@@ -90,6 +90,7 @@ export async function sessionAgentFor(agent: ResolvedAgent, secrets: SecretsStor
     return {
         name: agent.name, model: agent.model, protocol: target.protocol, url: target.url, headers: target.headers, secrets: target.secrets,
         contextWindow: agent.contextWindow, maxOutputTokens: agent.maxOutputTokens, systemPrompt: agent.renderSystemPrompt(),
+        limits: agent.limits, file: agent.file.label,
         renderBody: ctx => agent.renderBody(ctx)
     };
 }

@@ -84,7 +84,11 @@ export class ConfigurationService {
 
     private watchRoot(root: string): void {
         if (existsSync(root)) {
-            const watcher = watch(root, { recursive: true, persistent: false }, () => this.scheduleReload());
+            const watcher = watch(root, { recursive: true, persistent: false }, (_event, name) => {
+                if (!isKeptOutsideConfiguration(name)) {
+                    this.scheduleReload();
+                }
+            });
             watcher.on('error', () => watcher.close());
             this.watchers.push(watcher);
             return;
@@ -111,4 +115,22 @@ export class ConfigurationService {
         this.timer = setTimeout(() => this.reload(), this.debounceMs);
         this.timer.unref();
     }
+}
+
+/** Folders of `.qodeassist` that hold the user's data, not configuration: a chat saved or exported reloads nothing. */
+const DATA_FOLDERS: ReadonlySet<string> = new Set(['chats', 'exports']);
+
+function isKeptOutsideConfiguration(name: string | Buffer | null): boolean {
+    const first = name ? String(name).split(/[\\/]/)[0] : '';
+    return DATA_FOLDERS.has(first);
+}
+
+/** The live configuration for a workspace folder (one service per folder, watched). */
+export interface ConfigurationProvider {
+    forWorkspace(workspacePath: string | undefined): ConfigurationService;
+}
+
+/** Whether the workspace's own configuration layer is loaded, i.e. the user trusts it: its skills, instructions and program-starting tools follow. */
+export function isProjectLayerLoaded(configurations: ConfigurationProvider, workspacePath: string | undefined): boolean {
+    return workspacePath !== undefined && configurations.forWorkspace(workspacePath).roots.project !== undefined;
 }

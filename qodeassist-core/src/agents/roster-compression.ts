@@ -1,5 +1,5 @@
+import { HistoryMessage } from '../context/conversation-history';
 import { TokenEstimator } from '../context/token-estimator';
-import { HistoryMessage } from '../session/conversation-history';
 import { compressHistory, CompressionResult, summarizeWith } from '../session/history-compressor';
 import { SessionManager } from '../session/session-manager';
 import { QodeAssistError } from '../wire/error-info';

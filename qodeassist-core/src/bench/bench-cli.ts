@@ -1,31 +1,21 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sessionAgentFor } from '../agents/agent-request';
-import { Configuration, loadConfiguration, ResolvedAgent } from '../agents/agent-factory';
+import { Configuration, ResolvedAgent } from '../agents/agent-factory';
+import { ConfigurationService } from '../agents/configuration-service';
 import { formatIssue } from '../config/config-issue';
 import { defaultConfigRoots } from '../config/config-layers';
-import { redactSecrets } from '../wire/redaction';
 import { projectLayerEntries, untrustedProjectNotice } from '../config/project-trust';
 import { PIPELINES } from '../config/schemas';
 import { ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, RecordingSecretsStore, SecretsStore } from '../config/secrets-store';
-import { ContentLoader } from '../context/content-loader';
-import { CompletionInput, ContextAssembler } from '../context/context-assembler';
-import { formatManifest } from '../context/context-manifest';
-import { languageOfPath } from '../context/languages';
-import { TokenEstimator } from '../context/token-estimator';
-import { HistoryBlock, messageText } from '../session/conversation-history';
-import { Session } from '../session/session';
-import { SessionEvent } from '../session/session-events';
+import { PermissionGrant } from '../ports/permission-prompt';
+import { QodeAssistRuntime } from '../runtime/qodeassist-runtime';
+import { ToolSettings } from '../runtime/tool-kit';
 import { endpointUrl } from '../wire/client-apis';
 import { toErrorInfo } from '../wire/error-info';
-import { FixedPermissionPolicy, PermissionGrant } from '../ports/permission-prompt';
-import { createBuiltinTools } from '../tools/builtin-tools';
-import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
-import { WorkspaceFiles } from '../tools/workspace-files';
-import { defaultSkillRoots, SkillsEngine } from '../skills/skills-engine';
-import { postprocessCompletion } from '../features/completion/completion-postprocess';
-import { refactorPlan } from '../features/refactor/refactor-feature';
+import { redactSecrets } from '../wire/redaction';
+import { benchChat, benchComplete, BenchHost, BenchOutcome, benchRefactor, benchToolSettings } from './bench-features';
 import { parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
@@ -60,7 +50,8 @@ Global options:
   --provider-url URL   send to this base URL instead of the agent's provider URL
   --env FILE           read API keys (<REF>_API_KEY=…) from this .env file (default: ./.env when present)
   --timeout S          give up after S seconds (exit 1)
-  --tools              let the agent use the project tools, confined to --workspace
+  --tools              let the agent use the project tools, confined to --workspace (the terminal and
+                       build_project only with --trust-workspace, as in an untrusted IDE workspace)
   --allow CLASSES      tool permission classes granted without asking: read (default), write, execute,
                        protected-write (writes to .qodeassist, .theia, .vscode, .claude, .git and ignore files too)
   --build-command CMD  what build_project runs, e.g. "npm run build" (without it, build_project is not offered)
@@ -77,7 +68,7 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-/** The CLI composition root: L1 configuration + L2 sessions, `.env` secrets, no Theia. */
+/** The CLI composition root: a runtime like the IDE's (`.env` secrets, no Theia) and the IDE's own chat, completion and refactor features. */
 export async function runBench(argv: readonly string[], rawIo: BenchIo): Promise<number> {
     // Tool results, arguments and errors are printed: every key this process read is removed by value, and key shapes too.
     const io: BenchIo = { ...rawIo, out: line => rawIo.out(redactSecrets(line)), err: line => rawIo.err(redactSecrets(line)) };
@@ -120,7 +111,8 @@ export async function runBench(argv: readonly string[], rawIo: BenchIo): Promise
 }
 
 class BenchContext {
-    private configurationCache: Configuration | undefined;
+    private configurationCache: ConfigurationService | undefined;
+    private runtimeCache: QodeAssistRuntime | undefined;
 
     constructor(private readonly values: Values, private readonly io: BenchIo) { }
 
@@ -143,22 +135,33 @@ class BenchContext {
 
     private untrustedNoticeShown = false;
 
-    private get configuration(): Configuration {
+    /** The run's configuration, loaded once (not watched: a run is short). */
+    private get configurationService(): ConfigurationService {
         if (!this.configurationCache) {
             const roots = defaultConfigRoots(this.trustedWorkspace, this.io.home);
-            this.configurationCache = loadConfiguration({
-                ...roots, user: this.values['config-dir'] ? resolve(this.io.cwd, this.values['config-dir']) : roots.user
-            });
+            this.configurationCache = new ConfigurationService({ ...roots, user: this.values['config-dir'] ? resolve(this.io.cwd, this.values['config-dir']) : roots.user });
         }
         return this.configurationCache;
     }
 
-    private skillsCache: SkillsEngine | undefined;
+    private get configuration(): Configuration {
+        return this.configurationService.current;
+    }
 
-    /** Skills from the workspace and the user's folders (the user home is --config-dir's parent when given). */
-    private get skills(): SkillsEngine {
-        this.skillsCache ??= new SkillsEngine(defaultSkillRoots(this.trustedWorkspace, this.values['config-dir'] ? dirname(resolve(this.io.cwd, this.values['config-dir'])) : this.io.home), { workspace: this.workspace });
-        return this.skillsCache;
+    /** The run's composition of the core, as the IDE composes one per window: `.env` secrets, --provider-url, the user's skill folders. */
+    private get runtime(): QodeAssistRuntime {
+        if (!this.runtimeCache) {
+            const providerUrl = this.values['provider-url'];
+            this.runtimeCache = new QodeAssistRuntime({
+                secrets: this.secrets,
+                // The user home is --config-dir's parent when given: its skills folders sit beside the configuration.
+                userHome: this.values['config-dir'] ? dirname(resolve(this.io.cwd, this.values['config-dir'])) : this.io.home,
+                resolveAgent: providerUrl
+                    ? async (agent, secrets) => ({ ...await sessionAgentFor(agent, secrets), url: endpointUrl(providerUrl, agent.endpoint, agent.model) })
+                    : undefined
+            });
+        }
+        return this.runtimeCache;
     }
 
     private get secrets(): SecretsStore {
@@ -197,16 +200,9 @@ class BenchContext {
 
     async chat(): Promise<number> {
         const message = this.required('message');
-        const blocks: HistoryBlock[] = this.skills.invoke(message) ?? [{ type: 'text', text: message }];
-        for (const file of this.values.file ?? []) {
-            const path = this.path(file);
-            const ref = { path, name: file, mediaType: mediaTypeOf(path) };
-            blocks.push(ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref });
-        }
-        return this.run(blocks, undefined, (session) => {
-            const answer = session.history[session.history.length - 1];
-            return answer?.role === 'assistant' ? messageText(answer) : '';
-        });
+        return this.finish(await benchChat(this.host(), {
+            agent: this.agent().name, message, files: (this.values.file ?? []).map(file => this.path(file)), tools: this.tools(), allow: this.allowed()
+        }));
     }
 
     async complete(): Promise<number> {
@@ -218,11 +214,7 @@ class BenchContext {
             throw new UsageError('complete needs --line and --column, or --cursor-marker');
         }
         const split = marker ? splitAtMarker(text, marker) : splitAtPosition(text, Number(this.values.line), Number(this.values.column));
-        const completion: CompletionInput = { ...split, filePath: file, language: languageOfPath(path) };
-        return this.run([], completion, session => {
-            const answer = session.history[session.history.length - 1];
-            return answer?.role === 'assistant' ? postprocessCompletion(messageText(answer), { prefix: split.prefix, suffix: split.suffix, language: completion.language }) : '';
-        });
+        return this.finish(await benchComplete(this.host(), { agent: this.agent().name, path, relativePath: file, split }));
     }
 
     /** The quick refactor's own prompt (the `refactor` layer, the instruction as the message) and cleaning, as in the IDE. */
@@ -230,96 +222,64 @@ class BenchContext {
         const file = this.required('file');
         const instruction = this.required('instruction');
         const path = this.path(file);
-        const text = readFileSync(path, 'utf8');
-        const selection = parseRange(text, this.required('range'));
-        const { layer, clean } = refactorPlan({
-            target: { filePath: file, language: languageOfPath(path), text, selection, cursor: selection.end }, instruction,
-            indent: { insertSpaces: !/^\t/m.test(text), tabSize: 4 }
-        });
-        return this.run([{ type: 'text', text: instruction }], undefined, session => {
-            const answer = session.history[session.history.length - 1];
-            return answer?.role === 'assistant' ? clean(messageText(answer), false) : '';
-        }, { refactor: layer });
+        const selection = parseRange(readFileSync(path, 'utf8'), this.required('range'));
+        return this.finish(await benchRefactor(this.host(), {
+            agent: this.agent().name, path, relativePath: file, selection, instruction, tools: this.tools(), allow: this.allowed()
+        }));
     }
 
-    /** The ToolKit for --tools: the built-in tools, confined to the workspace, permissions from --allow. */
-    private toolkit(): ToolKitExecutor | undefined {
-        if (!this.values.tools) {
-            return undefined;
-        }
-        const classes = (this.values.allow ?? 'read').split(',').map(item => item.trim()).filter(Boolean);
-        const unknown = classes.filter(item => !['read', 'write', 'execute', 'protected-write'].includes(item));
-        if (unknown.length > 0) {
-            throw new UsageError(`--allow takes read, write, protected-write and execute, not ${unknown.join(', ')}`);
-        }
-        const registry = new ToolContributorRegistry();
-        const tools = createBuiltinTools({ workspace: this.workspace, buildCommand: this.values['build-command'], skills: this.skills });
-        registry.register(() => tools);
-        return new ToolKitExecutor(registry, 'bench', {
-            files: new WorkspaceFiles([this.workspace]),
-            permissions: new FixedPermissionPolicy(new Set(classes as PermissionGrant[]))
-        });
-    }
-
-    private async run(blocks: HistoryBlock[], completion: CompletionInput | undefined, result: (session: Session) => string, layers: Record<string, string> = {}): Promise<number> {
-        const agent = this.agent();
-        const tools = this.toolkit();
-        const sessionAgent = await sessionAgentFor(agent, this.secrets);
-        if (this.values['provider-url']) {
-            sessionAgent.url = endpointUrl(this.values['provider-url'], agent.endpoint, agent.model);
-        }
-        const estimator = new TokenEstimator();
-        let terminal: SessionEvent | undefined;
-        let settle!: () => void;
-        const done = new Promise<void>(resolveDone => { settle = resolveDone; });
-        const session = new Session('bench', sessionAgent, { assembler: new ContextAssembler(estimator, new ContentLoader()), estimator, tools, reassembleRounds: true }, events => {
-            for (const event of events) {
-                if (this.values.json) {
-                    this.io.out(JSON.stringify(event));
-                } else if (event.type === 'Manifest') {
-                    this.io.err(formatManifest(event.manifest));
-                } else if (event.type === 'ToolCallEnd') {
-                    this.io.err(`→ ${event.name} ${JSON.stringify(event.arguments)}`);
-                } else if (event.type === 'ToolResult') {
-                    this.io.err(`← ${event.name}${event.isError ? ' (error)' : ''}: ${event.content.split('\n')[0].slice(0, 120)}`);
-                }
-                if (event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled') {
-                    terminal = event;
-                    settle();
-                }
+    /** What the features print to and stop by: --timeout and Ctrl+C cancel the run. */
+    private host(): BenchHost {
+        return {
+            runtime: this.runtime, configurations: { forWorkspace: () => this.configurationService }, workspace: this.workspace, json: !!this.values.json,
+            out: line => this.io.out(line), err: line => this.io.err(line),
+            onStop: stop => {
+                const seconds = this.values.timeout;
+                const timer = seconds ? setTimeout(() => { this.timedOut = true; stop(); }, Number(seconds) * 1000) : undefined;
+                const stopInterrupt = this.io.onInterrupt(stop);
+                return () => {
+                    clearTimeout(timer);
+                    stopInterrupt();
+                };
             }
-        });
-        session.setLayer('skills.catalog', [this.skills.alwaysOnText(), this.values.tools ? this.skills.catalog() : ''].filter(Boolean).join('\n\n'));
-        for (const [name, text] of Object.entries(layers)) {
-            session.setLayer(name, text);
-        }
-        let timedOut = false;
-        const timeout = this.values.timeout ? setTimeout(() => { timedOut = true; void session.cancel(); }, Number(this.values.timeout) * 1000) : undefined;
-        const stopInterrupt = this.io.onInterrupt(() => void session.cancel());
-        try {
-            await session.send(blocks, { tools: tools?.definitions() }, completion);
-            await done;
-        } finally {
-            clearTimeout(timeout);
-            stopInterrupt();
-        }
-        const final = terminal as SessionEvent;
-        if (final.type === 'Finished') {
+        };
+    }
+
+    private timedOut = false;
+
+    private finish(outcome: BenchOutcome): number {
+        this.runtimeCache?.dispose();
+        if ('text' in outcome) {
             if (!this.values.json) {
-                this.io.out(result(session));
+                this.io.out(outcome.text);
             }
             return EXIT.finished;
         }
-        if (final.type === 'Failed') {
-            this.io.err(`${final.error.category}: ${final.error.message}${final.error.providerDetail ? `\n  provider said: ${final.error.providerDetail}` : ''}`);
+        if ('error' in outcome) {
+            this.io.err(`${outcome.error.category}: ${outcome.error.message}${outcome.error.providerDetail ? `\n  provider said: ${outcome.error.providerDetail}` : ''}`);
             return EXIT.failed;
         }
-        if (timedOut) {
+        if (this.timedOut) {
             this.io.err(`Network: no answer within ${this.values.timeout} s (--timeout).`);
             return EXIT.failed;
         }
         this.io.err('Cancelled.');
         return EXIT.cancelled;
+    }
+
+    /** --tools: the built-in tools, confined to the workspace. */
+    private tools(): ToolSettings | undefined {
+        return this.values.tools ? benchToolSettings(this.values['build-command']) : undefined;
+    }
+
+    /** The permission classes of --allow, granted without asking. */
+    private allowed(): PermissionGrant[] {
+        const classes = (this.values.allow ?? 'read').split(',').map(item => item.trim()).filter(Boolean);
+        const unknown = classes.filter(item => !['read', 'write', 'execute', 'protected-write'].includes(item));
+        if (unknown.length > 0) {
+            throw new UsageError(`--allow takes read, write, protected-write and execute, not ${unknown.join(', ')}`);
+        }
+        return classes as PermissionGrant[];
     }
 
     private agent(): ResolvedAgent {
@@ -348,11 +308,3 @@ class BenchContext {
         return path;
     }
 }
-
-const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
-
-function mediaTypeOf(path: string): string {
-    return IMAGE_TYPES[extname(path).toLowerCase()] ?? 'text/plain';
-}
-
-

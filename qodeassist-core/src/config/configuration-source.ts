@@ -6,7 +6,7 @@ import { ConfigLayer, configLayers, ConfigRoots, LayerName, readConfigFile, read
 import { isReservedKeyRef, KeyOriginPolicy, keyOriginIssue, reservedKeyIssue } from './key-origins';
 import { deepMerge, leafPaths, Table } from './deep-merge';
 import {
-    AgentFile, AgentFileSchema, AgentModelsSchema, knownKeys, Pipeline, PIPELINES, ProviderInstance, ProviderInstanceSchema, Role, RoleSchema,
+    AgentFile, AgentFileSchema, AgentModelsSchema, knownKeys, LimitsSchema, Pipeline, PIPELINES, ProviderInstance, ProviderInstanceSchema, Role, RoleSchema,
     RostersFileSchema
 } from './schemas';
 
@@ -174,6 +174,9 @@ function keysAt(path: PropertyKey[]): string[] {
     }
     if (path[0] === 'match') {
         return ['file', 'path', 'project'];
+    }
+    if (path[0] === 'limits') {
+        return knownKeys(LimitsSchema);
     }
     return [];
 }

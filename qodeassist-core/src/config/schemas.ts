@@ -31,6 +31,21 @@ export const MatchSchema = z.strictObject({
     project: z.array(z.string()).optional()
 });
 
+const seconds = (key: string) => z.number({ error: `[limits] ${key} must be a number of seconds` })
+    .positive({ error: `[limits] ${key} must be more than 0 seconds` });
+
+/** `[limits]`: how long a request may wait and how many tool rounds it may run; each key overrides the built-in default. */
+export const LimitsSchema = z.strictObject({
+    connect: seconds('connect').optional(),
+    idle: seconds('idle').optional(),
+    total: seconds('total').optional(),
+    max_tool_rounds: z.number({ error: '[limits] max_tool_rounds must be a whole number of rounds' })
+        .int({ error: '[limits] max_tool_rounds must be a whole number of rounds' })
+        .positive({ error: '[limits] max_tool_rounds must be 1 or more' }).optional()
+});
+
+export type AgentLimits = z.infer<typeof LimitsSchema>;
+
 /** An agent file as written: everything optional, because `extends` fills the gaps. */
 export const AgentFileSchema = z.strictObject({
     schema_version: z.number().int(),
@@ -38,6 +53,8 @@ export const AgentFileSchema = z.strictObject({
     description: z.string().optional(),
     extends: z.string().optional(),
     abstract: z.boolean().optional(),
+    /** Pickers that offer this agent besides its rosters' (e.g. ["chat"] for a user's own chat agent). */
+    pipelines: z.array(z.enum(['completion', 'chat', 'compression', 'refactor'])).optional(),
     provider_instance: z.string().optional(),
     model: z.string().optional(),
     endpoint: z.string().optional(),
@@ -46,6 +63,7 @@ export const AgentFileSchema = z.strictObject({
     context_window: z.number().int().positive().optional(),
     system_prompt: z.string().optional(),
     match: MatchSchema.optional(),
+    limits: LimitsSchema.optional(),
     body: z.record(z.string(), z.unknown()).optional()
 });
 

@@ -16,6 +16,8 @@ export interface SecretsStore {
 export interface WritableSecretsStore extends SecretsStore {
     set(ref: string, value: string): Promise<void>;
     delete(ref: string): Promise<void>;
+    /** Fires after a key was stored or removed, when the store can tell. */
+    onDidChange?(listener: (ref: string) => void): () => void;
 }
 
 /** The environment variable that holds a key ref: `openai` → `OPENAI_API_KEY`, `my-proxy` → `MY_PROXY_API_KEY`. */
@@ -141,13 +143,29 @@ export class RecordingWritableSecretsStore extends RecordingSecretsStore impleme
         super(writable, known);
     }
 
+    private readonly listeners = new Set<(ref: string) => void>();
+
     async set(ref: string, value: string): Promise<void> {
         this.known.add(value);
         await this.writable.set(ref, value);
+        this.changed(ref);
     }
 
     /** A deleted key stays known: it may still sit in an earlier log line or error. */
     async delete(ref: string): Promise<void> {
         await this.writable.delete(ref);
+        this.changed(ref);
+    }
+
+    /** Fires after a key was stored or removed here: whoever resolved agents with the old key resolves them again. */
+    onDidChange(listener: (ref: string) => void): () => void {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+
+    private changed(ref: string): void {
+        for (const listener of this.listeners) {
+            listener(ref);
+        }
     }
 }

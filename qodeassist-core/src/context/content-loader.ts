@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { ContentRef } from '../session/conversation-history';
+import { ContentRef } from './conversation-history';
 
 export type LoadedContent =
     | { ok: true; kind: 'image'; mediaType: string; data: string }

@@ -2,10 +2,12 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HistoryMessage } from '../session/conversation-history';
 import { QodeAssistError } from '../wire/error-info';
 import { ContentLoader } from './content-loader';
 import { AssembleInput, ContextAssembler } from './context-assembler';
+import { formatManifest } from './context-manifest';
+import { HistoryMessage } from './conversation-history';
+import { ENV_PROJECT_LAYER, formatFile, formatProject } from './env-block';
 import { TokenEstimator } from './token-estimator';
 
 const user = (...texts: string[]): HistoryMessage => ({ role: 'user', blocks: texts.map(text => ({ type: 'text', text })) });
@@ -31,6 +33,20 @@ describe('ContextAssembler', () => {
         }));
         assert.equal(ctx.system_prompt, 'A\n\nE\n\nS\n\nR');
         assert.deepEqual(manifest.layers.map(layer => layer.name), ['agent.system', 'env.project', 'skills.catalog', 'refactor']);
+    });
+
+    it('places env.project after the agent\'s layers and before the skills catalog and pipeline layers, and lists it in the manifest with its estimate', async () => {
+        const env = formatProject({ workspaceName: 'shop', workspaceRoot: '/home/ann/shop', os: 'Linux', branch: 'main' });
+        const { ctx, manifest } = await assembler().assemble(input({
+            layers: [{ name: 'compression', text: 'C' }, { name: 'skills.catalog', text: 'S' }, { name: ENV_PROJECT_LAYER, text: env }, { name: 'agent.role', text: 'R' }, { name: 'agent.system', text: 'A' }],
+            history: [user('hi')]
+        }));
+        assert.equal(ctx.system_prompt, `A\n\nR\n\n${env}\n\nS\n\nC`);
+        assert.deepEqual(manifest.layers, [
+            { name: 'agent.system', tokens: 1 }, { name: 'agent.role', tokens: 1 }, { name: 'env.project', tokens: env.length },
+            { name: 'skills.catalog', tokens: 1 }, { name: 'compression', tokens: 1 }
+        ]);
+        assert.match(formatManifest(manifest), new RegExp(`^layers: \\{ agent\\.system: ~1, agent\\.role: ~1, env\\.project: ~${env.length}, skills\\.catalog: ~1, compression: ~1 \\}$`, 'm'));
     });
 
     it('prepends pinned content to the turn\'s typed user message, not the tool-result carrier', async () => {
@@ -168,5 +184,11 @@ describe('ContextAssembler', () => {
     it('puts completion content in ctx.prefix/suffix and files_metadata', async () => {
         const { ctx } = await assembler().assemble(input({ completion: { prefix: 'a', suffix: 'b', language: 'ts', filePath: 'x.ts', files: [{ path: 'y.ts', content: 'c' }] } }));
         assert.deepEqual([ctx.prefix, ctx.suffix, ctx.language, ctx.file_path, ctx.files_metadata], ['a', 'b', 'ts', 'x.ts', [{ path: 'y.ts', content: 'c' }]]);
+    });
+
+    it('gives completion templates the active-file line of the environment block', async () => {
+        const { ctx } = await assembler().assemble(input({ completion: { prefix: 'a', suffix: 'b', language: 'typescript', filePath: 'src/x.ts' } }));
+        assert.equal(ctx.file_info, 'Active file: src/x.ts (typescript)');
+        assert.equal(ctx.file_info, formatFile({ activeFile: 'src/x.ts', language: 'typescript' }));
     });
 });

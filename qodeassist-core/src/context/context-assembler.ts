@@ -1,8 +1,9 @@
 import { CtxBlock, CtxMessage, CtxTool, TemplateContext } from '../prompt/template-context';
-import { HistoryBlock, HistoryMessage } from '../session/conversation-history';
+import { HistoryBlock, HistoryMessage } from './conversation-history';
 import { QodeAssistError } from '../wire/error-info';
 import { ContentLoader } from './content-loader';
 import { ContextManifest } from './context-manifest';
+import { formatFile } from './env-block';
 import { normalizeToolTrace } from './tool-trace';
 import { protectedCalls, workingSetOf } from './working-set';
 import { EstimateInput, IMAGE_TOKENS, TokenEstimator } from './token-estimator';
@@ -148,7 +149,8 @@ export class ContextAssembler {
             tools: [...input.tools],
             ...(input.completion ? {
                 prefix: input.completion.prefix, suffix: input.completion.suffix,
-                language: input.completion.language, file_path: input.completion.filePath
+                language: input.completion.language, file_path: input.completion.filePath,
+                file_info: formatFile({ activeFile: input.completion.filePath, language: input.completion.language })
             } : {})
         };
         return { ctx, manifest, measured };

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { HistoryMessage } from '../session/conversation-history';
+import { HistoryMessage } from './conversation-history';
 import { protectedCalls, renderWorkingSet, workingSetOf } from './working-set';
 
 let nextId = 0;

@@ -1,5 +1,5 @@
-import { HistoryMessage } from '../session/conversation-history';
 import { formatBuildProblem, parseBuildProblems } from './build-problems';
+import { HistoryMessage } from './conversation-history';
 
 /** The latest result of a build or of the IDE's problems: a newer one supersedes an older one. */
 export interface Evidence {

@@ -1,3 +1,5 @@
+import { formatFile } from '../context/env-block';
+
 /**
  * The `ctx.*` contract between the ContextAssembler and agent templates (ARCHITECTURE §5).
  * Blocks use the same names as the wire protocols where they exist, so partials read naturally.
@@ -32,6 +34,8 @@ export interface TemplateContext {
     tools: CtxTool[];
     language?: string;
     file_path?: string;
+    /** The active-file line of the environment block (`formatFile`): `Active file: <file_path> (<language>)`. */
+    file_info?: string;
     /** A request's own thinking switch (the refactor's toggle); it wins over the agent's `enable_thinking` in `agent.enable_thinking`. */
     thinking?: boolean;
 }
@@ -91,6 +95,7 @@ export function syntheticContext(): TemplateContext {
             }
         ],
         language: 'typescript',
-        file_path: 'src/math.ts'
+        file_path: 'src/math.ts',
+        file_info: formatFile({ activeFile: 'src/math.ts', language: 'typescript' })
     };
 }

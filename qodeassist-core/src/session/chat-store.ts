@@ -3,10 +3,10 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../config/atomic-file';
 import { createGitIgnoredFolder } from '../config/git-ignored-folder';
+import { ContentRef, HistoryBlock, HistoryMessage, messageText } from '../context/conversation-history';
 import { QodeAssistError } from '../wire/error-info';
 import { FileEditRecord } from '../wire/events';
 import { KnownSecrets, PROCESS_SECRETS, redactKnownValues, redactSecrets } from '../wire/redaction';
-import { ContentRef, HistoryBlock, HistoryMessage, messageText } from './conversation-history';
 
 export const CHAT_FILE_VERSION = 1;
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { HistoryMessage } from '../context/conversation-history';
 import { TokenEstimator } from '../context/token-estimator';
-import { HistoryMessage } from './conversation-history';
 import { compressHistory, deterministicDigest, transcriptOf } from './history-compressor';
 
 const history: HistoryMessage[] = [

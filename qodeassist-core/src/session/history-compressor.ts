@@ -1,6 +1,6 @@
-import { TokenEstimator } from '../context/token-estimator';
 import { QodeAssistError } from '../wire/error-info';
-import { HistoryMessage, messageText } from './conversation-history';
+import { HistoryMessage, messageText } from '../context/conversation-history';
+import { TokenEstimator } from '../context/token-estimator';
 import { Session } from './session';
 
 export interface CompressionOptions {

@@ -13,6 +13,8 @@ export type SessionAgentResolver = (agentName: string) => Promise<SessionAgent>;
 export class SessionManager {
     private readonly idle = new Map<string, Session[]>();
     private readonly agents = new Map<string, Promise<SessionAgent>>();
+    /** The agents resolved so far: a released session is pooled only while its agent is still the current one. */
+    private readonly resolved = new Map<string, SessionAgent>();
 
     constructor(
         private readonly resolve: SessionAgentResolver,
@@ -26,13 +28,30 @@ export class SessionManager {
             pooled.listen(listener);
             return pooled;
         }
+        return new Session(randomUUID(), await this.agent(agentName), this.services, listener);
+    }
+
+    /**
+     * The agent as this manager's sessions get it: resolved once (configuration, template, key)
+     * and the same object until `clear`, so a session holding another one is out of date.
+     */
+    agent(agentName: string): Promise<SessionAgent> {
         let agent = this.agents.get(agentName);
         if (!agent) {
-            agent = this.resolve(agentName);
-            this.agents.set(agentName, agent);
-            agent.catch(() => this.agents.delete(agentName));
+            const resolving = this.resolve(agentName);
+            resolving.then(agent => {
+                if (this.agents.get(agentName) === resolving) {
+                    this.resolved.set(agentName, agent);
+                }
+            }, () => {
+                if (this.agents.get(agentName) === resolving) {
+                    this.agents.delete(agentName);
+                }
+            });
+            this.agents.set(agentName, resolving);
+            agent = resolving;
         }
-        return new Session(randomUUID(), await agent, this.services, listener);
+        return agent;
     }
 
     /** Cancels what the session is doing, empties it and keeps it for the next acquire of its agent. */
@@ -41,7 +60,7 @@ export class SessionManager {
         session.reset();
         session.listen(() => undefined);
         const pool = this.idle.get(session.agent.name) ?? [];
-        if (pool.length < this.poolSize && this.agents.has(session.agent.name)) {
+        if (pool.length < this.poolSize && this.resolved.get(session.agent.name) === session.agent) {
             pool.push(session);
             this.idle.set(session.agent.name, pool);
         }
@@ -51,6 +70,7 @@ export class SessionManager {
     clear(): void {
         this.idle.clear();
         this.agents.clear();
+        this.resolved.clear();
     }
 
     /** Pooled sessions per agent, for tests and diagnostics. */

@@ -11,7 +11,9 @@ import { ToolExecutor, ToolLoopRunner } from '../wire/tool-loop-runner';
 import { EventBatch, streamWire, WireRequest } from '../wire/wire-client';
 import { WireProtocol } from '../wire/wire-protocols';
 import { HostModels } from '../wire/host-models';
-import { HistoryBlock, historyBlocksOf, HistoryMessage, MessageUsage } from './conversation-history';
+import { EffectiveLimits, effectiveLimits, LimitOverrides, raiseLimitAdvice } from '../wire/request-limits';
+import { timeoutsFor } from '../wire/http-transport';
+import { HistoryBlock, historyBlocksOf, HistoryMessage, MessageUsage } from '../context/conversation-history';
 import { SessionEvent } from './session-events';
 
 /** The agent a session talks to, resolved by the caller: its key is already in the headers. */
@@ -27,6 +29,10 @@ export interface SessionAgent {
     maxOutputTokens: number;
     /** The rendered TOML system_prompt: the `agent.system` layer. */
     systemPrompt: string;
+    /** The agent's `[limits]`; the settings (`SessionServices.limits`) win over them. */
+    limits?: LimitOverrides;
+    /** The agent's file as the user knows it, named by a limit error as where to raise the limit. */
+    file?: string;
     renderBody(ctx: TemplateContext): Record<string, unknown>;
 }
 
@@ -37,7 +43,10 @@ export interface SessionServices {
     logger?: Logger;
     /** Runs the model's tool calls; without it, tool policies are ignored. */
     tools?: ToolExecutor;
+    /** The host's default tool round limit (instead of the built-in 30); the agent's `[limits]` and the settings win over it. */
     maxToolRounds?: number;
+    /** The user's limit settings (`qodeassist.limits.*`), read at each send; they win over the agent's `[limits]`. */
+    limits?: () => LimitOverrides;
     /**
      * Assemble every tool round's continuation from the history again (working set, protected
      * evidence, budget and tool-trace checks before each request) instead of replaying the
@@ -197,9 +206,10 @@ export class Session {
             if (signal.aborted) {
                 throw new CancelledError();
             }
+            const limits = this.limitsNow();
             const request: WireRequest = {
                 requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(this.withThinking(assembly.ctx)), signal, secrets: this.agent.secrets,
-                hostModels: this.services.hostModels
+                hostModels: this.services.hostModels, timeouts: timeoutsFor(limits.values), limitAdvice: limit => raiseLimitAdvice(limit, limits)
             };
             logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
             // What the request now in flight was measured at, for calibrating the estimator against its Usage.
@@ -221,7 +231,7 @@ export class Session {
                 }
             };
             const stream = tools.length > 0 && executor
-                ? new ToolLoopRunner(executor, { maxRounds: this.services.maxToolRounds }).run(this.agent.protocol, request, onRound, nextPayload)
+                ? new ToolLoopRunner(executor, { maxRounds: limits.values.maxToolRounds }).run(this.agent.protocol, request, onRound, nextPayload)
                 : streamWire(this.agent.protocol, request);
             await this.consume(requestId, stream, signal, sent);
         } catch (error) {
@@ -262,6 +272,15 @@ export class Session {
             }
             this.emit(batch);
         }
+    }
+
+    /** The limits of a request starting now: the settings are read at each send, so a changed one applies to the next. */
+    private limitsNow(): EffectiveLimits {
+        const hostRounds = this.services.maxToolRounds;
+        return effectiveLimits({
+            defaults: hostRounds !== undefined ? { maxToolRounds: hostRounds } : undefined,
+            agent: this.agent.limits, settings: this.services.limits?.(), agentFile: this.agent.file
+        });
     }
 
     /** The request's context from the history as it is now: layers, pins materialized again, tools, the budget. */

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { HistoryBlock } from '../session/conversation-history';
+import { HistoryBlock } from '../context/conversation-history';
 import { AnyTool, defineTool } from '../tools/tool';
 
 export interface Skill {

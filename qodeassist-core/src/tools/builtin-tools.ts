@@ -1,6 +1,5 @@
+import { HistoryMessage } from '../context/conversation-history';
 import { IDiagnostics } from '../ports/diagnostics';
-import { HistoryMessage } from '../session/conversation-history';
-import { SkillsEngine } from '../skills/skills-engine';
 import { createDiagnosticsTool } from './diagnostics-tool';
 import { FILE_TOOLS } from './file-tools';
 import { createReadOriginalHistoryTool } from './history-tool';
@@ -8,6 +7,11 @@ import { CommandBuildRunner, NodeTerminal } from './node-process';
 import { createBuildTool, createTerminalTool, defaultAllowedCommands, splitCommandLine } from './process-tools';
 import { createTodoTool } from './todo-tool';
 import { AnyTool } from './tool';
+
+/** What load_skill comes from. Declared here so tools/ needs nothing from skills/; SkillsEngine satisfies it. */
+export interface SkillToolSource {
+    loadSkillTool(): AnyTool;
+}
 
 export interface BuiltinToolsOptions {
     /** The workspace folder commands and the build run in. */
@@ -21,7 +25,7 @@ export interface BuiltinToolsOptions {
     /** The IDE's problems; without it there is no get_diagnostics. */
     diagnostics?: IDiagnostics;
     /** Skills; without them there is no load_skill. */
-    skills?: SkillsEngine;
+    skills?: SkillToolSource;
     /** A summarized chat's original history; without it there is no read_original_history. */
     originalHistory?: (chatId: string) => readonly HistoryMessage[] | undefined;
 }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { HistoryMessage } from '../session/conversation-history';
+import { HistoryMessage } from '../context/conversation-history';
 import { createReadOriginalHistoryTool } from './history-tool';
 import { ToolContext } from './tool';
 

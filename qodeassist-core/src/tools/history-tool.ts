@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HistoryMessage } from '../session/conversation-history';
+import { HistoryMessage } from '../context/conversation-history';
 import { AnyTool, defineTool } from './tool';
 
 const PAGE = 20;

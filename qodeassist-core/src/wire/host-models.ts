@@ -1,8 +1,8 @@
 import { AssistantBlocksBuilder, AssistantTurn } from './assistant-turn';
 import { QodeAssistError } from './error-info';
 import { RequestId, ResponseEvent, StopReason } from './events';
+import type { RequestBody } from './request-body';
 import { parseRecord, parseToolArguments, StreamDecoder, truncatedStream } from './stream-decoder';
-import type { RequestBody } from './wire-protocols';
 
 /**
  * One message of a host-model request, in the shape Theia AI's language models take

@@ -1,11 +1,14 @@
 import { CancelledError, ErrorInfo, QodeAssistError } from './error-info';
 import { redactSecrets } from './redaction';
+import { DEFAULT_LIMITS, formatSeconds, LimitAdvice, raiseLimitAdvice, RequestLimits } from './request-limits';
 
 export interface StreamTimeouts {
     /** From sending the request until response headers arrive. */
     connectMs: number;
     /** Longest silence allowed between two chunks of the body. */
     idleMs: number;
+    /** The whole answer: from the first connection attempt to the last byte, retries and their waits included. */
+    totalMs: number;
 }
 
 export interface RetryPolicy {
@@ -26,9 +29,19 @@ export interface HttpStreamRequest {
     secrets?: readonly string[];
     /** Told about each retry, for logs and tests. */
     onRetry?: (attempt: number, error: ErrorInfo, delayMs: number) => void;
+    /** Says how to raise a limit that was hit, at the end of its error; by default the `[limits]` key and the setting. */
+    limitAdvice?: LimitAdvice;
 }
 
-export const DEFAULT_TIMEOUTS: StreamTimeouts = { connectMs: 30_000, idleMs: 120_000 };
+export const DEFAULT_TIMEOUTS: StreamTimeouts = {
+    connectMs: DEFAULT_LIMITS.connectSeconds * 1000, idleMs: DEFAULT_LIMITS.idleSeconds * 1000, totalMs: DEFAULT_LIMITS.totalSeconds * 1000
+};
+
+/** The transport's timeouts for a request's limits (seconds to milliseconds). */
+export function timeoutsFor(limits: RequestLimits): StreamTimeouts {
+    return { connectMs: limits.connectSeconds * 1000, idleMs: limits.idleSeconds * 1000, totalMs: limits.totalSeconds * 1000 };
+}
+
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 250, maxDelayMs: 4_000 };
 
 const MAX_ERROR_BODY_CHARS = 2_000;
@@ -38,21 +51,67 @@ const MAX_ERROR_BODY_CHARS = 2_000;
  * Failures before the first byte of a 2xx body are retried with capped exponential
  * backoff when they may be transient (network, 429, 5xx); nothing is retried after
  * the first byte, because the consumer has already seen part of the answer.
+ * Three limits bound it: connect (per attempt), idle (between chunks) and total (all of it).
  */
 export async function* streamHttpBody(request: HttpStreamRequest): AsyncGenerator<Uint8Array> {
-    const timeouts = { ...DEFAULT_TIMEOUTS, ...request.timeouts };
+    const timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(request.timeouts) };
     const retry = { ...DEFAULT_RETRY, ...request.retry };
     const secrets = request.secrets ?? [];
-    const response = await connectWithRetry(request, timeouts, retry, secrets);
-    yield* readBody(response, request.signal, timeouts.idleMs);
+    const limits = new AnswerLimits(timeouts, request.limitAdvice ?? raiseLimitAdvice);
+    const response = await connectWithRetry(request, limits, retry, secrets);
+    yield* readBody(response, request.signal, limits);
+}
+
+function definedOnly(timeouts: Partial<StreamTimeouts> | undefined): Partial<StreamTimeouts> {
+    return Object.fromEntries(Object.entries(timeouts ?? {}).filter(([, value]) => value !== undefined));
+}
+
+/** The limits of one answer as it runs: the total's deadline, and the error each limit ends it with. */
+class AnswerLimits {
+    private readonly deadline: number;
+
+    constructor(readonly timeouts: StreamTimeouts, private readonly advice: LimitAdvice) {
+        this.deadline = Date.now() + timeouts.totalMs;
+    }
+
+    get remainingMs(): number {
+        return Math.max(0, this.deadline - Date.now());
+    }
+
+    /** How long a wait bounded by its own limit may last, and whether the total limit ends it first. */
+    wait(ownMs: number): { ms: number; byTotal: boolean } {
+        const remaining = this.remainingMs;
+        return remaining < ownMs ? { ms: remaining, byTotal: true } : { ms: ownMs, byTotal: false };
+    }
+
+    total(): ErrorInfo {
+        return { category: 'Network', message: `No answer finished within ${formatSeconds(this.timeouts.totalMs)} (the total limit). To wait longer, ${this.advice('totalSeconds')}` };
+    }
+
+    connect(url: string): ErrorInfo {
+        return {
+            category: 'Network',
+            message: `No response from ${originOf(url)} within ${formatSeconds(this.timeouts.connectMs)} (the connect limit). Check that the provider is running and reachable; if it is only slow to start, ${this.advice('connectSeconds')}`
+        };
+    }
+
+    idle(): ErrorInfo {
+        return {
+            category: 'Network',
+            message: `The provider stopped sending for ${formatSeconds(this.timeouts.idleMs)} in the middle of an answer (the idle limit). Try again; if the model is only slow, ${this.advice('idleSeconds')}`
+        };
+    }
 }
 
 async function connectWithRetry(
-    request: HttpStreamRequest, timeouts: StreamTimeouts, retry: RetryPolicy, secrets: readonly string[]
+    request: HttpStreamRequest, limits: AnswerLimits, retry: RetryPolicy, secrets: readonly string[]
 ): Promise<{ body: ReadableStream<Uint8Array>; abort: () => void }> {
     for (let attempt = 1; ; attempt++) {
         throwIfCancelled(request.signal);
-        const result = await connectOnce(request, timeouts.connectMs, secrets);
+        if (limits.remainingMs <= 0) {
+            throw new QodeAssistError(limits.total());
+        }
+        const result = await connectOnce(request, limits, secrets);
         if (result.ok) {
             return result;
         }
@@ -64,6 +123,10 @@ async function connectWithRetry(
         const delayMs = error.retryAfterSeconds !== undefined
             ? Math.min(retry.maxDelayMs, error.retryAfterSeconds * 1000)
             : backoff;
+        if (delayMs >= limits.remainingMs) {
+            // No time left for another attempt: the failure itself says more than the total limit would.
+            throw new QodeAssistError(error);
+        }
         request.onRetry?.(attempt, error, delayMs);
         await abortableDelay(delayMs, request.signal);
     }
@@ -73,12 +136,13 @@ type ConnectResult =
     | { ok: true; body: ReadableStream<Uint8Array>; abort: () => void }
     | { ok: false; error: ErrorInfo; retryable: boolean };
 
-async function connectOnce(request: HttpStreamRequest, connectMs: number, secrets: readonly string[]): Promise<ConnectResult> {
+async function connectOnce(request: HttpStreamRequest, limits: AnswerLimits, secrets: readonly string[]): Promise<ConnectResult> {
     const controller = new AbortController();
     const onCallerAbort = () => controller.abort();
     request.signal?.addEventListener('abort', onCallerAbort, { once: true });
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, connectMs);
+    const wait = limits.wait(limits.timeouts.connectMs);
+    const timer = setTimeout(() => { timedOut = true; controller.abort(); }, wait.ms);
     try {
         const response = await fetch(request.url, {
             method: 'POST',
@@ -102,10 +166,7 @@ async function connectOnce(request: HttpStreamRequest, connectMs: number, secret
         request.signal?.removeEventListener('abort', onCallerAbort);
         throwIfCancelled(request.signal);
         if (timedOut) {
-            return {
-                ok: false, retryable: true,
-                error: { category: 'Network', message: `No response from ${originOf(request.url)} within ${connectMs / 1000} s. Check that the provider is running and reachable, or raise the connect timeout.` }
-            };
+            return wait.byTotal ? { ok: false, retryable: false, error: limits.total() } : { ok: false, retryable: true, error: limits.connect(request.url) };
         }
         return { ok: false, retryable: true, error: classifyNetworkFailure(error, request.url) };
     } finally {
@@ -114,13 +175,17 @@ async function connectOnce(request: HttpStreamRequest, connectMs: number, secret
 }
 
 async function* readBody(
-    connection: { body: ReadableStream<Uint8Array>; abort: () => void }, signal: AbortSignal | undefined, idleMs: number
+    connection: { body: ReadableStream<Uint8Array>; abort: () => void }, signal: AbortSignal | undefined, limits: AnswerLimits
 ): AsyncGenerator<Uint8Array> {
     const reader = connection.body.getReader();
     try {
         for (;;) {
             throwIfCancelled(signal);
-            const next = await readWithIdleTimeout(reader, idleMs, signal);
+            // Checked before each read too: a stream that keeps trickling bytes never lets a timer fire.
+            if (limits.remainingMs <= 0) {
+                throw new QodeAssistError(limits.total());
+            }
+            const next = await readWithIdleTimeout(reader, limits, signal);
             if (next.done) {
                 return;
             }
@@ -133,15 +198,13 @@ async function* readBody(
 }
 
 async function readWithIdleTimeout(
-    reader: ReadableStreamDefaultReader<Uint8Array>, idleMs: number, signal: AbortSignal | undefined
+    reader: ReadableStreamDefaultReader<Uint8Array>, limits: AnswerLimits, signal: AbortSignal | undefined
 ): ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    const wait = limits.wait(limits.timeouts.idleMs);
     const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new QodeAssistError({
-            category: 'Network',
-            message: `The provider stopped sending for ${idleMs / 1000} s in the middle of an answer. Try again, or raise the idle timeout for slow models.`
-        })), idleMs);
+        timer = setTimeout(() => reject(new QodeAssistError(wait.byTotal ? limits.total() : limits.idle())), wait.ms);
         onAbort = () => reject(new CancelledError());
         signal?.addEventListener('abort', onAbort, { once: true });
     });

@@ -3,6 +3,7 @@ import { CancelledError, ErrorInfo } from './error-info';
 import { FileEditRecord, RequestId, ResponseEvent } from './events';
 import { EventBatch, streamWire, WireRequest } from './wire-client';
 import { RequestBody, WireProtocol } from './wire-protocols';
+import { DEFAULT_LIMITS, raiseLimitAdvice } from './request-limits';
 
 /** Runs one tool call for the loop. The IDE side (permissions, confinement) lives behind this port. */
 export interface ToolExecutor {
@@ -21,7 +22,7 @@ export interface ToolLoopOptions {
     maxRounds?: number;
 }
 
-export const DEFAULT_MAX_TOOL_ROUNDS = 30;
+export const DEFAULT_MAX_TOOL_ROUNDS = DEFAULT_LIMITS.maxToolRounds;
 
 interface LoopState {
     rounds: number;
@@ -73,7 +74,7 @@ export class ToolLoopRunner {
                 if (++state.rounds > this.maxRounds) {
                     yield [this.error(requestId, {
                         category: 'Tool',
-                        message: `The model kept calling tools for ${this.maxRounds} rounds, so the request was stopped. Ask for a smaller step, or raise the tool round limit.`
+                        message: `The model kept calling tools for ${this.maxRounds} rounds (the max_tool_rounds limit), so the request was stopped. Ask for a smaller step, or ${(request.limitAdvice ?? raiseLimitAdvice)('maxToolRounds')}`
                     })];
                     return undefined;
                 }

@@ -6,6 +6,7 @@ import { LlamaCppInfillDecoder } from './llamacpp-infill-decoder';
 import { OllamaDecoder } from './ollama-decoder';
 import { OpenAIChatDecoder } from './openai-chat-decoder';
 import { OpenAIResponsesDecoder } from './openai-responses-decoder';
+import { RequestBody } from './request-body';
 import { StreamDecoderFactory } from './stream-decoder';
 
 export type WireProtocolName =
@@ -13,7 +14,7 @@ export type WireProtocolName =
     | 'ollama-chat' | 'ollama-generate' | 'mistral-fim' | 'llamacpp-infill'
     | 'theia-language-model';
 
-export type RequestBody = Record<string, unknown>;
+export type { RequestBody } from './request-body';
 
 /** Protocols that hold a conversation (messages in, an assistant message out); the others only fill in code. */
 export const CHAT_PROTOCOLS: ReadonlySet<WireProtocolName> = new Set<WireProtocolName>(['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'ollama-chat', 'theia-language-model']);

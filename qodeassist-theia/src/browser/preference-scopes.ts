@@ -47,7 +47,12 @@ export const PREFERENCE_SCOPE_RULES: Readonly<Record<string, { rule: ScopeRule; 
     'qodeassist.refactor.tools': { rule: 'any', why: 'offers tools whose writes and commands still ask' },
     'qodeassist.refactor.thinking': { rule: 'any', why: 'a request option' },
     'qodeassist.refactor.openFilesTokens': { rule: 'any', why: 'how much of other open editors is sent' },
-    'qodeassist.logging.level': { rule: 'any', why: 'what the user\'s own output channel shows; keys are always redacted' }
+    'qodeassist.logging.level': { rule: 'any', why: 'what the user\'s own output channel shows; keys are always redacted' },
+    // A project that needs other limits says so in its own agent files' [limits], which load only in a trusted workspace.
+    'qodeassist.limits.connectSeconds': { rule: 'user', why: 'waiting costs nothing, but a limit error sends the user to this setting: a repository\'s value would silently win over theirs' },
+    'qodeassist.limits.idleSeconds': { rule: 'user', why: 'waiting costs nothing, but a limit error sends the user to this setting: a repository\'s value would silently win over theirs' },
+    'qodeassist.limits.totalSeconds': { rule: 'user', why: 'a longer answer costs more: a repository must not raise what the user pays for' },
+    'qodeassist.limits.maxToolRounds': { rule: 'user', why: 'every tool round resends the whole conversation: a repository must not multiply what the user pays for' }
 };
 
 /** The value a rule allows, from one inspection of the setting. */

@@ -10,18 +10,20 @@ import { QODEASSIST_MCP_PATH, QodeAssistMcpService } from '../common/mcp-protoco
 import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorService } from '../common/refactor-protocol';
 import { CompletionStatus } from './completion/completion-status';
 import { InlineCompletionContribution } from './completion/inline-completion-contribution';
-import { QodeAssistChatClientImpl } from './chat/chat-client';
+import { ChatComposer } from './chat/chat-composer';
 import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
-import { ChatFileEdits } from './chat/file-edits';
 import { ConfigurationContribution } from './config/configuration-contribution';
 import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-widget';
 import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
 import { QodeAssistSwitch } from './qodeassist-switch';
 import { LogClientImpl, LogContribution } from './log-contribution';
+import { LimitSettingsContribution } from './limit-settings-contribution';
 import { QODEASSIST_LOG_PATH, QodeAssistLogService } from '../common/log-protocol';
 import { RefactorContribution } from './refactor/refactor-contribution';
+import { ChatFileEdits } from './shared/file-edits';
+import { QodeAssistChatClientImpl } from './shared/tool-host-client';
 import { TheiaAiBridge } from './theia-ai/theia-ai-bridge';
 import { QodeAssistProjectTrust } from './trust/project-trust';
 import { WorkspaceRestrictionContribution } from '@theia/workspace/lib/browser/workspace-trust-service';
@@ -38,6 +40,7 @@ export default new ContainerModule(bind => {
         ServiceConnectionProvider.createProxy<QodeAssistChatService>(ctx.container, QODEASSIST_CHAT_PATH, ctx.container.get(QodeAssistChatClientImpl))
     ).inSingletonScope();
 
+    bind(ChatComposer).toSelf();
     bind(ChatWidget).toSelf();
     bind(WidgetFactory).toDynamicValue(ctx => ({
         id: ChatWidget.ID,
@@ -74,6 +77,7 @@ export default new ContainerModule(bind => {
     bind(QodeAssistConfigService).toDynamicValue(ctx =>
         ServiceConnectionProvider.createProxy<QodeAssistConfigService>(ctx.container, QODEASSIST_CONFIG_PATH, ctx.container.get(ConfigClientImpl))
     ).inSingletonScope();
+    bind(FrontendApplicationContribution).to(LimitSettingsContribution).inSingletonScope();
     bind(ConfigurationWidget).toSelf();
     bind(WidgetFactory).toDynamicValue(ctx => ({ id: ConfigurationWidget.ID, createWidget: () => ctx.container.get(ConfigurationWidget) })).inSingletonScope();
     bindViewContribution(bind, ConfigurationContribution);

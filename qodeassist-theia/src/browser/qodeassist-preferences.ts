@@ -1,6 +1,7 @@
 import { createPreferenceProxy, PreferenceContribution, PreferenceProxy, PreferenceSchema, PreferenceService } from '@theia/core';
 import { interfaces } from '@theia/core/shared/inversify';
 import { ChatSkillSettings, ChatToolSettings } from '../common/chat-protocol';
+import type { LimitOverrides } from '../common/config-protocol';
 import { QodeAssistLogLevel } from '../common/log-protocol';
 import { schemaScopeOf, scopeGuardedPreferences } from './preference-scopes';
 
@@ -144,6 +145,22 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
         'qodeassist.refactor.openFilesTokens': {
             type: 'number', default: 0, minimum: 0,
             description: 'Tokens of other open editors a refactor may read. 0: none.'
+        },
+        'qodeassist.limits.connectSeconds': {
+            type: 'number', default: 0, minimum: 0,
+            description: 'Seconds to wait for a provider to start answering (per attempt), for every agent. 0: the agent\'s [limits] connect, or 30.'
+        },
+        'qodeassist.limits.idleSeconds': {
+            type: 'number', default: 0, minimum: 0,
+            description: 'Longest silence in the middle of an answer, in seconds, for every agent. 0: the agent\'s [limits] idle, or 120.'
+        },
+        'qodeassist.limits.totalSeconds': {
+            type: 'number', default: 0, minimum: 0,
+            description: 'Longest one answer of the model may take, in seconds (each tool round is its own answer), for every agent. 0: the agent\'s [limits] total, or 600.'
+        },
+        'qodeassist.limits.maxToolRounds': {
+            type: 'number', default: 0, minimum: 0,
+            description: 'Tool rounds one request may run before it is stopped, for every agent. 0: the agent\'s [limits] max_tool_rounds, or 30.'
         }
     }
 };
@@ -182,6 +199,17 @@ export function toolSettingsOf(preferences: QodeAssistPreferences): ChatToolSett
         allowOutsideWorkspace: preferences['qodeassist.tools.allowOutsideWorkspace'],
         useGitignore: preferences['qodeassist.tools.useGitignore']
     };
+}
+
+/** The user's limit settings as the backend takes them: only those set (above 0). */
+export function limitOverridesOf(preferences: QodeAssistPreferences): LimitOverrides {
+    const settings: Array<[keyof LimitOverrides, number]> = [
+        ['connectSeconds', preferences['qodeassist.limits.connectSeconds']],
+        ['idleSeconds', preferences['qodeassist.limits.idleSeconds']],
+        ['totalSeconds', preferences['qodeassist.limits.totalSeconds']],
+        ['maxToolRounds', preferences['qodeassist.limits.maxToolRounds']]
+    ];
+    return Object.fromEntries(settings.filter(([, value]) => typeof value === 'number' && Number.isFinite(value) && value > 0));
 }
 
 /** The user's skill settings as the backend takes them. */
@@ -225,6 +253,10 @@ export interface QodeAssistConfiguration {
     'qodeassist.logging.level': QodeAssistLogLevel;
     'qodeassist.skills.enabled': boolean;
     'qodeassist.skills.folders': string[];
+    'qodeassist.limits.connectSeconds': number;
+    'qodeassist.limits.idleSeconds': number;
+    'qodeassist.limits.totalSeconds': number;
+    'qodeassist.limits.maxToolRounds': number;
 }
 
 export const QodeAssistPreferences = Symbol('QodeAssistPreferences');

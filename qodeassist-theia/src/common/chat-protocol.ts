@@ -1,106 +1,32 @@
 import type {
-    ChatSummary, ContentRef, ContextManifest, Diagnostic, FileEditRecord, PermissionAnswer, PermissionRequest, SessionEvent, StoredChat, StoredFileEdit,
-    UnreadableChat
+    AgentChoice, ChatEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
+    PermissionRequest, RoleChoice, SessionEvent, SkillChoice, SkillSettings, StoredChat, StoredFileEdit, ToolSettings, UnreadableChat
 } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 import { ToolHostClient } from './tool-host-protocol';
 
-export type { ChatSummary, ContentRef, ContextManifest, Diagnostic, FileEditRecord, PermissionAnswer, PermissionRequest, SessionEvent, StoredChat, StoredFileEdit, UnreadableChat };
+export type {
+    AgentChoice, ChatEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
+    PermissionRequest, RoleChoice, SessionEvent, SkillChoice, StoredChat, StoredFileEdit, UnreadableChat
+};
 
 export const QODEASSIST_CHAT_PATH = '/services/qodeassist/chat';
 
-/** A session event as the chat forwards it: the result of a file edit names the key the chat keeps that edit under. */
-export type ChatEvent = SessionEvent & { editId?: string };
-
 /**
- * The key a chat keeps a file edit under: the tool call's id, numbered from the second
- * result with that id on, since some providers reuse ids across rounds (Ollama's `call_0`).
- * `earlierResults` counts the tool results with that id already in the history.
+ * The key a chat keeps a file edit under, as core's `editIdOf` keys it (restated: the browser
+ * cannot load core): the tool call's id, numbered from the second result with that id on.
  */
 export function editIdOf(callId: string, earlierResults: number): string {
     return earlierResults === 0 ? callId : `${callId}#${earlierResults + 1}`;
 }
 
 /** What the frontend knows about a send; the backend picks the agent and resolves its key. */
-export interface ChatSendOptions {
-    /** The workspace folder whose `.qodeassist` configuration applies (a file-system path). */
-    workspacePath?: string;
-    /** An agent chosen by the user; otherwise the chat roster decides. */
-    agent?: string;
-    /** The file in focus, workspace-relative, for the agents' [match] rules. */
-    file?: string;
-    project?: string;
-    /** The user's tool settings (preferences `qodeassist.tools.*`). */
-    tools?: ChatToolSettings;
-    /** A role from roles/*.json whose system prompt joins the agent's. */
-    role?: string;
-    /** Linked files (absolute paths), read again at every send: the editor's text when open, else the disk. */
-    linked?: string[];
-    /** The user's skill settings (preferences `qodeassist.skills.*`); absent: on, default folders. */
-    skills?: ChatSkillSettings;
-}
+export type ChatSendOptions = ChatTurnOptions;
+export type ChatSkillSettings = SkillSettings;
+export type ChatToolSettings = ToolSettings;
 
-export interface ChatSkillSettings {
-    /** Off: no catalog in the prompt, no load_skill tool, no `/` skills. */
-    enabled: boolean;
-    /** More folders holding `<skill>/SKILL.md`, besides the project's and the user's `.qodeassist/skills` and `.claude/skills`. */
-    folders: string[];
-}
-
-/** Where chats are kept: the workspace's `.qodeassist/chats` or the user's `~/.qodeassist/chats`. */
-export interface ChatStorage {
-    location: 'workspace' | 'user';
-    workspacePath?: string;
-}
-
-/** What the user sends: text, and files or images attached through `attach`. */
-export interface ChatInput {
-    text: string;
-    attachments: ContentRef[];
-}
-
-export interface OpenedChat {
-    chatId: string;
-    /** Set when an existing chat was opened: the view is rebuilt from its history. */
-    chat?: StoredChat;
-}
-
-export interface AgentChoice {
-    name: string;
-    model: string;
-    provider: string;
-    /** Listed in the roster of the feature asking (the default choice goes through it). */
-    inRoster: boolean;
-}
-
-export interface RoleChoice {
-    id: string;
-    name: string;
-    description: string;
-}
-
-export interface SkillChoice {
-    name: string;
-    description: string;
-}
-
-/** Largest attachment the chat takes, per kind; larger files are refused with a message that says so. */
+/** Largest attachment the chat takes, per kind, as core's `ATTACHMENT_LIMITS` (restated: the composer refuses a larger file before uploading it). */
 export const ATTACHMENT_LIMITS = { imageBytes: 5 * 1024 * 1024, textBytes: 512 * 1024 } as const;
-
-export interface ChatToolSettings {
-    /** Tools turned off by name. */
-    disabled: string[];
-    /** Programs execute_terminal_command may start; empty: the built-in list for the OS. */
-    allowedCommands: string[];
-    /** Longest a command may run, in seconds. */
-    commandTimeoutSeconds: number;
-    /** Most characters of command output handed to the model (head and tail are kept). */
-    commandOutputLimit: number;
-    /** What build_project runs; empty: no build_project tool. */
-    buildCommand: string;
-    allowOutsideWorkspace: boolean;
-    useGitignore: boolean;
-}
 
 export const QodeAssistChatService = Symbol('QodeAssistChatService');
 

@@ -1,8 +1,8 @@
 import type { ChatSkillSettings } from './chat-protocol';
-import type { ConfigIssue } from '@qodeassist/core';
+import type { ConfigIssue, LimitOverrides } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 
-export type { ConfigIssue };
+export type { ConfigIssue, LimitOverrides };
 
 export const QODEASSIST_CONFIG_PATH = '/services/qodeassist/config';
 
@@ -131,6 +131,11 @@ export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClien
      */
     setWorkspaceTrust(workspacePath: string, trusted: boolean): Promise<ProjectTrustState>;
     projectTrust(workspacePath: string | undefined): Promise<ProjectTrustState>;
+    /**
+     * The window's limit settings (`qodeassist.limits.*`, the user's scope only), sent at start and
+     * on every change; its requests use them over the agents' `[limits]`. Absent or 0: not set.
+     */
+    setLimitOverrides(overrides: LimitOverrides): Promise<void>;
     /** Skills as the chat finds them with these settings (`qodeassist.skills.*`); the default folders without. */
     overview(workspacePath: string | undefined, skills?: ChatSkillSettings): Promise<ConfigOverview>;
     /** Lists the provider's models live: reachable with the list, or why not. */

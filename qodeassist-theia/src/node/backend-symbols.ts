@@ -1,6 +1,6 @@
 /** What the QodeAssist backend services share, bound once in the backend module. */
 import {
-    ChainedSecretsStore, ConfigRoots, ConfigurationService, defaultConfigRoots, EnvironmentSecretsStore, FileSecretsStore, KnownSecrets, PROCESS_SECRETS, RecordingSecretsStore,
+    ChainedSecretsStore, ConfigRoots, ConfigurationProvider, ConfigurationService, isProjectLayerLoaded, defaultConfigRoots, EnvironmentSecretsStore, FileSecretsStore, KnownSecrets, PROCESS_SECRETS, RecordingSecretsStore,
     RecordingWritableSecretsStore, SecretsStore, trustedProject, WritableSecretsStore
 } from '@qodeassist/core';
 import { join } from 'node:path';
@@ -32,15 +32,7 @@ export function defaultSecretsStore(writable: SecretsStore, known: KnownSecrets 
     return new RecordingSecretsStore(new ChainedSecretsStore([new EnvironmentSecretsStore(), writable]), known);
 }
 
-/** Resolves the live configuration for a workspace folder (one service per folder, watched). */
-export interface ConfigurationProvider {
-    forWorkspace(workspacePath: string | undefined): ConfigurationService;
-}
-
-/** Whether the workspace's own configuration layer is loaded, i.e. the user trusts it: its skills and instructions follow. */
-export function isProjectLayerLoaded(configurations: ConfigurationProvider, workspacePath: string | undefined): boolean {
-    return workspacePath !== undefined && configurations.forWorkspace(workspacePath).roots.project !== undefined;
-}
+export { ConfigurationProvider, isProjectLayerLoaded };
 
 /**
  * One ConfigurationService per workspace folder, created on first use and kept watching. The

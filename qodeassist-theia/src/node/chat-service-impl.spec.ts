@@ -1,10 +1,10 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { ConfigurationService, EnvironmentSecretsStore } from '@qodeassist/core';
+import { ChainedSecretsStore, ConfigurationService, EnvironmentSecretsStore, FileSecretsStore, QodeAssistRuntime, RecordingWritableSecretsStore } from '@qodeassist/core';
 import { ConfigFixture, FAKE_KEYS, FakeProviderServer, openAITextRecording, openAIToolCallsRecording, writeFakeAgents } from '@qodeassist/test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { ChatEvent, ChatInput, ChatStorage, QodeAssistChatClient, SessionEvent, StoredChat } from '../common/chat-protocol';
 import { QodeAssistChatServiceImpl } from './chat-service-impl';
 
@@ -49,7 +49,7 @@ describe('QodeAssistChatServiceImpl', () => {
         notices.length = 0;
         home = mkdtempSync(join(tmpdir(), 'qodeassist-home-'));
         storage = { location: 'user' };
-        service = new QodeAssistChatServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration }, home);
+        service = new QodeAssistChatServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home }), { forWorkspace: () => configuration }, home);
         service.setClient(client);
     });
     afterEach(async () => {
@@ -200,7 +200,7 @@ describe('QodeAssistChatServiceImpl', () => {
         assert.deepEqual(stored.history.map(m => [m.role, m.blocks]), [['user', [{ type: 'text', text: 'remember 42' }]], ['assistant', [{ type: 'text', text: 'First answer.' }]]]);
         assert.ok(stored.history[1].usage, 'usage is saved with the answer');
 
-        const next = new QodeAssistChatServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration }, home);
+        const next = new QodeAssistChatServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home }), { forWorkspace: () => configuration }, home);
         next.setClient(client);
         const listed = await next.listChats(storage);
         assert.deepEqual(listed.chats.map(c => [c.id, c.title, c.messages]), [[chatId, 'remember 42', 2]]);
@@ -349,12 +349,18 @@ describe('QodeAssistChatServiceImpl', () => {
         }
     });
 
-    it('lists chat agents (roster first), roles, skills, and files for @-mentions with ignore rules', async () => {
-        const agents = await service.listAgents(fixture.workspace);
-        assert.equal(agents[0].name, 'fake-openai');
-        assert.equal(agents[0].inRoster, true);
-        assert.ok(agents.some(agent => agent.name === 'fake-claude' && !agent.inRoster));
-        assert.ok(!agents.some(agent => /fim|codestral-fim|llamacpp/i.test(agent.name) && agent.inRoster));
+    it('lists the chat roster\'s agents, then those marked for chat; roles, skills, and files for @-mentions with ignore rules', async () => {
+        const before = await service.listAgents(fixture.workspace);
+        assert.deepEqual(before.map(agent => [agent.name, agent.inRoster]), [['fake-openai', true]], 'only the chat roster: no completion, refactor or compression agent');
+        const marked = fixture.project_('agents/fake-marked.toml', 'schema_version = 1\nname = "fake-marked"\nextends = "fake-claude"\npipelines = ["chat"]\n');
+        configuration.reload();
+        try {
+            const agents = await service.listAgents(fixture.workspace);
+            assert.deepEqual(agents.map(agent => [agent.name, agent.inRoster]), [['fake-openai', true], ['fake-marked', false]]);
+        } finally {
+            rmSync(marked);
+            configuration.reload();
+        }
         assert.ok((await service.listRoles(fixture.workspace)).some(role => role.id === 'reviewer' && role.name === 'Reviewer'));
         fixture.write(`${fixture.workspace}/.qodeassist/skills/tone/SKILL.md`, '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
         assert.deepEqual((await service.listSkills(fixture.workspace)).find(skill => skill.name === 'tone'), { name: 'tone', description: 'Write kindly' });
@@ -362,6 +368,58 @@ describe('QodeAssistChatServiceImpl', () => {
         fixture.write(`${fixture.workspace}/secret/widget-keys.ts`, '');
         fixture.write(`${fixture.workspace}/.qodeassistignore`, 'secret/\n');
         assert.deepEqual(await service.findFiles(fixture.workspace, 'widget', { useGitignore: true }), ['src/widget.ts']);
+    });
+
+    it('an open chat\'s next send follows the configuration: an edited agent file, then a key stored since, reach the provider without a new chat', async () => {
+        const agentFile = join(fixture.roots.project!, 'agents', 'fake-openai.toml');
+        const original = readFileSync(agentFile, 'utf8');
+        const keyFile = join(home, 'secrets.json');
+        const writable = new RecordingWritableSecretsStore(new FileSecretsStore(keyFile));
+        const live = new QodeAssistChatServiceImpl(new QodeAssistRuntime({
+            secrets: new ChainedSecretsStore([writable, new EnvironmentSecretsStore(FAKE_KEYS)]), onSecretsChange: listener => writable.onDidChange(() => listener()), userHome: home
+        }), { forWorkspace: () => configuration }, home);
+        live.setClient(client);
+        try {
+            const chatId = (await live.openSession(storage)).chatId;
+            server.enqueue({ kind: 'replay', recording: openAITextRecording('One.') });
+            await live.send(chatId, input('first'), { workspacePath: fixture.workspace });
+            assert.equal((await finished()).type, 'Finished');
+            assert.equal(JSON.parse(server.requests[0].body).model, 'fake-model');
+            assert.equal(server.requests[0].headers.authorization, `Bearer ${FAKE_KEYS.FAKE_OPENAI_API_KEY}`);
+
+            writeFileSync(agentFile, original.replace('model = "fake-model"', 'model = "edited-model"'));
+            configuration.reload();
+            server.enqueue({ kind: 'replay', recording: openAITextRecording('Two.') });
+            await live.send(chatId, input('second'), { workspacePath: fixture.workspace });
+            assert.equal((await finished(2)).type, 'Finished');
+            const second = JSON.parse(server.requests[1].body);
+            assert.equal(second.model, 'edited-model', 'the edited model answers the open chat');
+            assert.deepEqual(second.messages.filter((m: { role: string }) => m.role !== 'system').map((m: { content: unknown }) => JSON.stringify(m.content)).length, 3, 'the conversation moved along');
+
+            await writable.set('fake_openai', 'sk-stored-later-0123456789');
+            server.enqueue({ kind: 'replay', recording: openAITextRecording('Three.') });
+            await live.send(chatId, input('third'), { workspacePath: fixture.workspace });
+            assert.equal((await finished(3)).type, 'Finished');
+            assert.equal(server.requests[2].headers.authorization, 'Bearer sk-stored-later-0123456789', 'the key stored since is the one sent');
+        } finally {
+            await live.saved();
+            live.dispose();
+            writeFileSync(agentFile, original);
+            configuration.reload();
+        }
+    });
+
+    it('tells the model where it works: the environment block names the workspace, the OS and the file in focus', async () => {
+        const chatId = await open();
+        server.enqueue({ kind: 'replay', recording: openAITextRecording('Noted.') });
+        await service.send(chatId, input('where am I?'), { workspacePath: fixture.workspace, file: 'src/main.ts' });
+        assert.equal((await finished()).type, 'Finished');
+        const system = JSON.parse(server.requests[0].body).messages.find((m: { role: string }) => m.role === 'system');
+        assert.ok(system, 'a system message was sent');
+        const text = JSON.stringify(system.content);
+        assert.match(text, new RegExp(`Workspace: ${basename(fixture.workspace)}`));
+        assert.match(text, /OS: /);
+        assert.match(text, /Active file: src\/main\.ts \(typescript\)/);
     });
 
     it('refuses a send to an unknown session with a message saying what to do', async () => {

@@ -1,6 +1,6 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { ConfigurationService, EnvironmentSecretsStore } from '@qodeassist/core';
+import { ConfigurationService, EnvironmentSecretsStore, QodeAssistRuntime } from '@qodeassist/core';
 import { ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaChatRecording, ollamaGenerateRecording, writeFakeAgents } from '@qodeassist/test';
 import { join } from 'node:path';
 import { CompletionQuery } from '../common/completion-protocol';
@@ -34,7 +34,7 @@ describe('QodeAssistCompletionServiceImpl', () => {
     });
     beforeEach(() => {
         server.reset();
-        service = new QodeAssistCompletionServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration });
+        service = new QodeAssistCompletionServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS) }), { forWorkspace: () => configuration });
     });
     afterEach(() => service.dispose());
 
@@ -64,7 +64,7 @@ describe('QodeAssistCompletionServiceImpl', () => {
             instruct.project_('agents/fake-instruct.toml', 'schema_version = 1\nname = "fake-instruct"\nextends = "ollama-completion"\nprovider_instance = "fake-ollama-provider"\nmodel = "fake-model"\n');
             instruct.project_('agents/rosters.toml', 'schema_version = 1\n[completion]\nagents = ["fake-instruct"]\n');
             instruct.write(join(instruct.workspace, '.qodeassistignore'), 'secret/\n');
-            const served = new QodeAssistCompletionServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => new ConfigurationService(instruct.roots) });
+            const served = new QodeAssistCompletionServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS) }), { forWorkspace: () => new ConfigurationService(instruct.roots) });
             server.enqueue({ kind: 'replay', recording: ollamaChatRecording(['1;']) });
             const openFiles = [
                 { path: join(instruct.workspace, 'src', 'helper.ts'), content: 'export const HELPER_MARKER = 1;\n' },

@@ -1,13 +1,11 @@
 import {
-    CancelledError, CompletionEngine, ConfigurationService, configuredAgentResolver, ContentLoader, ContextAssembler, languageOfPath, pickAgent, QodeAssistError,
-    SecretsStore, SessionManager, TokenEstimator, toErrorInfo, WorkspaceFiles
+    CancelledError, CompletionEngine, configuredCompletionEngine, ConfigurationService, environmentFacts, languageOfPath, QodeAssistRuntime, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
-import { inject, injectable, optional } from '@theia/core/shared/inversify';
-import { TheiaHostModels } from './theia-host-models';
-import { ConnectionLog } from './connection-log';
+import { inject, injectable } from '@theia/core/shared/inversify';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../common/completion-protocol';
 import { shareableOpenFiles } from './open-files';
-import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore } from './backend-symbols';
+import { ConfigurationProvider, QodeAssistConfiguration } from './backend-symbols';
+import { QodeAssistConnectionRuntime } from './connection-runtime';
 
 /** Files larger than this are not sent to a model for completion. */
 const MAX_FILE_CHARS = 1_000_000;
@@ -15,16 +13,12 @@ const MAX_FILE_CHARS = 1_000_000;
 /** Code completion for one frontend connection: one engine (cache, request under way) per workspace configuration. */
 @injectable()
 export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionService {
-    private readonly engines = new Map<ConfigurationService, CompletionEngine>();
+    private readonly engines = new Map<ConfigurationService, { engine: CompletionEngine; dispose(): void }>();
     private readonly running = new Map<number, AbortController>();
-    private readonly estimator = new TokenEstimator();
-    private readonly stopWatching: Array<() => void> = [];
 
     constructor(
-        @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
-        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
-        @inject(TheiaHostModels) @optional() private readonly hostModels?: TheiaHostModels,
-        @inject(ConnectionLog) @optional() private readonly log?: ConnectionLog
+        @inject(QodeAssistConnectionRuntime) private readonly runtime: QodeAssistRuntime,
+        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider
     ) { }
 
     async complete(query: CompletionQuery): Promise<CompletionAnswer> {
@@ -41,11 +35,12 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         this.running.set(query.id, controller);
         try {
             const service = this.configurations.forWorkspace(query.workspacePath);
+            // Without a language extension the editor says plaintext; the file name still tells the model more.
+            const language = query.language === 'plaintext' ? languageOfPath(query.file) : query.language;
             const outcome = await this.engineFor(service, query).complete({
-                // Without a language extension the editor says plaintext; the file name still tells the model more.
-                file: query.file, relativePath: query.relativePath, language: query.language === 'plaintext' ? languageOfPath(query.file) : query.language,
-                text: query.text, offset: query.offset,
-                project: query.project, openFiles: shareableOpenFiles(files, query.openFiles)
+                file: query.file, relativePath: query.relativePath, language, text: query.text, offset: query.offset,
+                project: query.project, openFiles: shareableOpenFiles(files, query.openFiles),
+                environment: query.workspacePath ? await environmentFacts({ workspace: query.workspacePath, activeFile: query.file, language }) : undefined
             }, controller.signal);
             return { text: outcome.text, source: outcome.source, agent: outcome.agent, elapsedMs: elapsed() };
         } catch (error) {
@@ -68,11 +63,9 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         }
         this.running.clear();
         for (const engine of this.engines.values()) {
-            engine.cancel();
+            engine.dispose();
         }
-        for (const stop of this.stopWatching.splice(0)) {
-            stop();
-        }
+        this.engines.clear();
     }
 
     private filesOf(workspacePath: string, useGitignore: boolean): WorkspaceFiles | undefined {
@@ -97,17 +90,7 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         this.current = query;
         let engine = this.engines.get(service);
         if (!engine) {
-            const sessions = new SessionManager(configuredAgentResolver(() => service.current, this.secrets),
-                { assembler: new ContextAssembler(this.estimator, new ContentLoader()), estimator: this.estimator, hostModels: this.hostModels, logger: this.log }, 1);
-            const created = new CompletionEngine({
-                sessions, estimator: this.estimator,
-                agentFor: request => {
-                    const agent = pickAgent(service.current, 'completion', { file: request.relativePath, project: request.project });
-                    if (!agent) {
-                        throw new QodeAssistError({ category: 'Config', message: 'No completion agent is available: the [completion] roster is empty or none of its agents fits this file. Add one to .qodeassist/agents/rosters.toml.' });
-                    }
-                    return agent;
-                },
+            engine = configuredCompletionEngine(this.runtime, service, {
                 settings: () => {
                     const settings = this.current!.settings;
                     return {
@@ -117,14 +100,9 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
                     };
                 }
             });
-            this.stopWatching.push(service.onDidChange(() => {
-                sessions.clear();
-                created.cache.clear();
-            }));
-            this.engines.set(service, created);
-            engine = created;
+            this.engines.set(service, engine);
         }
-        return engine;
+        return engine.engine;
     }
 
     private current: CompletionQuery | undefined;

@@ -1,6 +1,6 @@
 import {
-    allowKeyOrigin, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
-    syntheticContext, toErrorInfo, withRoster, WritableSecretsStore, projectLayerEntries, untrustedProjectNotice
+    allowKeyOrigin, LimitOverrides, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    syntheticContext, toErrorInfo, withRoster, WritableSecretsStore, projectLayerEntries, untrustedProjectNotice, skillRootsFor
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, Q
 import { SETUP_PRESETS } from './quick-setup';
 import { McpHubs } from './mcp-service-impl';
 import { TheiaHostModels } from './theia-host-models';
-import { skillRootsFor } from './tool-host';
 import { WorkspaceTrustRegistry } from './workspace-trust';
+import { ConnectionLimitOverrides } from './limit-overrides';
 
 /** The configuration view's backend: what is loaded, live provider checks, keys, and the file edits it offers. */
 @injectable()
@@ -27,8 +27,13 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
         @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
         @inject(TheiaHostModels) @optional() private readonly hostModels?: TheiaHostModels,
-        @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry
+        @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry,
+        @inject(ConnectionLimitOverrides) @optional() private readonly limits?: ConnectionLimitOverrides
     ) { }
+
+    async setLimitOverrides(overrides: LimitOverrides): Promise<void> {
+        this.limits?.set(overrides);
+    }
 
     async setWorkspaceTrust(workspacePath: string, trusted: boolean): Promise<ProjectTrustState> {
         this.trust?.setTrusted(workspacePath, trusted);

@@ -1,6 +1,6 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { ConfigurationService, EnvironmentSecretsStore } from '@qodeassist/core';
+import { ConfigurationService, EnvironmentSecretsStore, QodeAssistRuntime } from '@qodeassist/core';
 import { ConfigFixture, FAKE_KEYS, FakeProviderServer, openAITextStreamRecording, writeFakeAgents } from '@qodeassist/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,7 +48,7 @@ describe('ConnectionLog: the window\'s QodeAssist log', () => {
             writeFakeAgents(fixture, server.url, 'fake-openai');
             fixture.project_('agents/rosters.toml', 'schema_version = 1\n[refactor]\nagents = ["fake-openai"]\n');
             const configuration = new ConfigurationService(fixture.roots);
-            const service = new QodeAssistRefactorServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration }, home, undefined, undefined, log);
+            const service = new QodeAssistRefactorServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), logger: log }), { forWorkspace: () => configuration }, home);
             service.setClient({ onRefactorProgress: () => undefined, requestToolPermission: async () => 'deny', getDiagnostics: async () => [], readOpenDocument: async () => undefined, writeDocument: async () => undefined });
             await log.setLevel('debug');
             server.enqueue({ kind: 'replay', recording: openAITextStreamRecording(['```ts\nconst x = 2;\n```']) });

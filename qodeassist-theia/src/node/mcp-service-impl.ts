@@ -1,6 +1,6 @@
 import {
     AnyTool, defaultMcpConfigFiles, describeMcpToolRequest, generateMcpToken, McpClaimedClient, McpClientAllowances, McpConfigFiles, McpConsentStore, McpHub,
-    McpToolServer, PermissionAnswer, PermissionRequest, WorkspaceFiles, WritableSecretsStore
+    McpToolServer, PermissionAnswer, PermissionRequest, QodeAssistRuntime, WorkspaceFiles, WritableSecretsStore
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { join, resolve } from 'node:path';
@@ -8,7 +8,6 @@ import { ChatToolSettings } from '../common/chat-protocol';
 import { McpServerSettings, McpServerStatus, QodeAssistMcpClient, QodeAssistMcpService } from '../common/mcp-protocol';
 import { ToolHostClient } from '../common/tool-host-protocol';
 import { QodeAssistUserHome, QodeAssistWritableSecrets } from './backend-symbols';
-import { createToolExecutor } from './tool-host';
 import { WorkspaceTrustRegistry } from './workspace-trust';
 
 /** The secret ref the server token is kept under. */
@@ -98,7 +97,12 @@ export class McpServerHost {
     private readonly windows: McpWindow[] = [];
     private readonly listeners = new Set<() => void>();
 
-    constructor(@inject(QodeAssistWritableSecrets) private readonly secrets: WritableSecretsStore) { }
+    /** The server mode's own composition of the core: it serves tools only, so its tool kit is all it uses. */
+    private readonly runtime: QodeAssistRuntime;
+
+    constructor(@inject(QodeAssistWritableSecrets) private readonly secrets: WritableSecretsStore) {
+        this.runtime = new QodeAssistRuntime({ secrets });
+    }
 
     /** A window and the workspace it has open (asked at each request: a window may open another folder). */
     addClient(client: QodeAssistMcpClient, workspace: () => string | undefined = () => undefined): () => void {
@@ -199,7 +203,7 @@ export class McpServerHost {
         const workspace = settings.workspacePath;
         const server = new McpToolServer({
             port: settings.port, host: settings.host || '127.0.0.1', token, allowedOrigins: settings.allowedOrigins,
-            toolsFor: (clientId, claimed) => createToolExecutor({ host: this.hostFor(workspace, claimed, settings.tools), ownerId: `mcp:${clientId}`, workspace,
+            toolsFor: (clientId, claimed) => this.runtime.toolKit({ host: this.hostFor(workspace, claimed, settings.tools), ownerId: `mcp:${clientId}`, workspace,
                 // The user switched the server on in their own settings, and every execute call asks in a modal dialog.
                 projectTrusted: true, settings: settings.tools })
         });
@@ -238,6 +242,7 @@ export class McpServerHost {
 
     async dispose(): Promise<void> {
         await this.stopServer();
+        this.runtime.dispose();
     }
 
     private async stopServer(): Promise<void> {

@@ -1,4 +1,4 @@
-import { PROCESS_SECRETS } from '@qodeassist/core';
+import { PROCESS_SECRETS, QodeAssistRuntime } from '@qodeassist/core';
 import { BackendApplicationContribution } from '@theia/core/lib/node/backend-application';
 import { ConnectionContainerModule } from '@theia/core/lib/node/messaging/connection-container-module';
 import { ContainerModule, interfaces } from '@theia/core/shared/inversify';
@@ -12,6 +12,8 @@ import { QODEASSIST_LANGUAGE_MODELS_PATH, QODEASSIST_THEIA_TOOLS_PATH } from '..
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
 import { QodeAssistConfigServiceImpl } from './config-service-impl';
 import { ConnectionLog } from './connection-log';
+import { ConnectionLimitOverrides } from './limit-overrides';
+import { createConnectionRuntime, QodeAssistConnectionRuntime } from './connection-runtime';
 import { McpHubs, McpServerHost, QodeAssistMcpServiceImpl } from './mcp-service-impl';
 import { QodeAssistRefactorServiceImpl } from './refactor-service-impl';
 import { TheiaHostModels } from './theia-host-models';
@@ -37,6 +39,11 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
     };
     // Theia AI's language models of this window, for client_api "theia" agents.
     bind(TheiaHostModels).toSelf().inSingletonScope();
+    // The user's limit settings as this window last sent them (through the config service).
+    bind(ConnectionLimitOverrides).toSelf().inSingletonScope();
+    // The window's core runtime (session pools, tool kit, skills), shared by its services; disposed with the connection.
+    bind<QodeAssistRuntime>(QodeAssistConnectionRuntime).toDynamicValue(ctx => createConnectionRuntime(ctx.container)).inSingletonScope()
+        .onDeactivation(runtime => runtime.dispose());
     // The window's QodeAssist log: every service of the connection writes to it.
     perWindow(QODEASSIST_LOG_PATH, ConnectionLog);
     perWindow(QODEASSIST_CHAT_PATH, QodeAssistChatServiceImpl);

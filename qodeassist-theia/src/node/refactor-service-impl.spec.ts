@@ -1,6 +1,6 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { ConfigurationService, EnvironmentSecretsStore, PermissionRequest } from '@qodeassist/core';
+import { ConfigurationService, EnvironmentSecretsStore, PermissionRequest, QodeAssistRuntime } from '@qodeassist/core';
 import {
     ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaChatRecording, openAITextStreamRecording, openAIToolCallsRecording, writeFakeAgents
 } from '@qodeassist/test';
@@ -58,7 +58,7 @@ describe('QodeAssistRefactorServiceImpl', () => {
         progress.length = 0;
         asked.length = 0;
         home = mkdtempSync(join(tmpdir(), 'qodeassist-home-'));
-        service = new QodeAssistRefactorServiceImpl(new EnvironmentSecretsStore(FAKE_KEYS), { forWorkspace: () => configuration }, home);
+        service = new QodeAssistRefactorServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS) }), { forWorkspace: () => configuration }, home);
         service.setClient(client);
     });
     afterEach(() => {
@@ -74,7 +74,7 @@ describe('QodeAssistRefactorServiceImpl', () => {
         assert.deepEqual(answer, { text: '    const sum = items.reduce((a, b) => a + b, 0);\n', agent: 'fake-openai' });
         const body = lastBody();
         assert.deepEqual(body.messages.at(-1), { role: 'user', content: [{ type: 'text', text: 'use reduce' }] });
-        assert.match(String(body.messages[0].content), /File: src\/total\.ts \(typescript\)/);
+        assert.match(String(body.messages[0].content), /Active file: src\/total\.ts \(typescript\)/);
         assert.match(String(body.messages[0].content), /\{\n<selection_start> {4}let sum = 0;[\s\S]*sum \+= item;\n {4}\}\n<selection_end> {4}return sum;/);
         const proposals = progress.filter(entry => entry.progress.kind === 'proposal').map(entry => (entry.progress as { text: string }).text);
         assert.ok(proposals.length >= 2, 'the proposal grows as the answer streams');

@@ -1,18 +1,14 @@
 import {
-    CancelledError, ConfigurationService, explainAuthError, filesWithinBudget, defaultInstructionFolders, InstructionLibrary, InstructionScope, pickAgent,
-    QodeAssistError, ResolvedAgent, runRefactor, SavedInstruction, SecretsStore, SessionEvent, toErrorInfo, WorkspaceFiles
+    agentChoices, CancelledError, ConfigurationService, environmentFacts, explainAuthError, filesWithinBudget, defaultInstructionFolders, InstructionLibrary, InstructionScope, pickAgent,
+    QodeAssistError, QodeAssistRuntime, ResolvedAgent, runRefactor, SavedInstruction, SessionEvent, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
-import { inject, injectable, optional } from '@theia/core/shared/inversify';
-import { McpHubs } from './mcp-service-impl';
-import { SessionPools } from './session-pools';
-import { TheiaHostModels } from './theia-host-models';
-import { ConnectionLog } from './connection-log';
+import { inject, injectable } from '@theia/core/shared/inversify';
+import { QodeAssistConnectionRuntime } from './connection-runtime';
 import { LatestValueThrottle } from './event-coalescer';
 import { AgentChoice } from '../common/chat-protocol';
 import { QodeAssistRefactorClient, QodeAssistRefactorService, RefactorAnswer, RefactorProgress, RefactorQuery } from '../common/refactor-protocol';
-import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistUserHome } from './backend-symbols';
+import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
 import { shareableOpenFiles } from './open-files';
-import { agentChoices, createToolExecutor } from './tool-host';
 
 /** Files larger than this are not sent to a model for a refactor. */
 const MAX_FILE_CHARS = 1_000_000;
@@ -22,18 +18,12 @@ const MAX_FILE_CHARS = 1_000_000;
 export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService {
     private client: QodeAssistRefactorClient | undefined;
     private readonly running = new Map<string, AbortController>();
-    private readonly pools: SessionPools;
 
     constructor(
-        @inject(QodeAssistSecretsStore) secrets: SecretsStore,
+        @inject(QodeAssistConnectionRuntime) private readonly runtime: QodeAssistRuntime,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
-        @inject(QodeAssistUserHome) private readonly userHome: string,
-        @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
-        @inject(TheiaHostModels) @optional() hostModels?: TheiaHostModels,
-        @inject(ConnectionLog) @optional() log?: ConnectionLog
-    ) {
-        this.pools = new SessionPools(secrets, hostModels, log);
-    }
+        @inject(QodeAssistUserHome) private readonly userHome: string
+    ) { }
 
     setClient(client: QodeAssistRefactorClient | undefined): void {
         this.client = client;
@@ -56,17 +46,20 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             const configurationService = this.configurations.forWorkspace(query.workspacePath);
             agent = this.agentFor(configurationService, query);
             const tools = query.tools && agent.enableTools && query.workspacePath
-                ? createToolExecutor({
+                ? this.runtime.toolKit({
                     host: this.client, ownerId: query.id, workspace: query.workspacePath, projectTrusted: isProjectLayerLoaded(this.configurations, query.workspacePath),
-                    settings: query.toolSettings, extraTools: this.mcp?.toolsFor(query.workspacePath)
+                    settings: query.toolSettings
                 })
                 : undefined;
             const result = await runRefactor({
                 target: { filePath: query.relativePath, language: query.language, text: query.text, selection: query.selection, cursor: query.cursor },
                 instruction: query.instruction, indent: query.indent,
-                openFiles: filesWithinBudget(shareableOpenFiles(files, query.openFiles, query.file), query.openFilesBudget, this.pools.estimator)
+                environment: query.workspacePath
+                    ? await environmentFacts({ workspace: query.workspacePath, activeFile: query.file, language: query.language, buildCommand: query.toolSettings?.buildCommand })
+                    : undefined,
+                openFiles: filesWithinBudget(shareableOpenFiles(files, query.openFiles, query.file), query.openFilesBudget, this.runtime.estimator)
             }, {
-                agent, sessions: this.pools.for(configurationService), thinking: query.thinking,
+                agent, sessions: this.runtime.sessions(configurationService), thinking: query.thinking,
                 tools: tools ? { tools: tools.definitions(), executor: tools } : undefined,
                 signal: controller.signal,
                 onProposal: text => proposals.push(text),
@@ -91,8 +84,7 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
     }
 
     async listAgents(workspacePath: string | undefined): Promise<AgentChoice[]> {
-        const configuration = this.configurations.forWorkspace(workspacePath).current;
-        return agentChoices(configuration, configuration.rosters.refactor);
+        return agentChoices(this.configurations.forWorkspace(workspacePath).current, 'refactor');
     }
 
     listInstructions(workspacePath: string | undefined): ReturnType<InstructionLibrary['list']> {
@@ -116,7 +108,6 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             controller.abort();
         }
         this.running.clear();
-        this.pools.dispose();
         this.client = undefined;
     }
 

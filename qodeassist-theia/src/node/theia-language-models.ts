@@ -1,14 +1,13 @@
 import {
-    CHAT_PROTOCOLS, ConfigurationService, CtxTool, HistoryBlock, HistoryMessage, needsKey, QodeAssistError, ResolvedAgent, SecretsStore, SessionEvent, ToolExecutor
+    CHAT_PROTOCOLS, ConfigurationService, CtxTool, HistoryBlock, HistoryMessage, needsKey, QodeAssistError, QodeAssistRuntime, ResolvedAgent, SessionEvent, ToolExecutor
 } from '@qodeassist/core';
 import {
     LanguageModel, LanguageModelMessage, LanguageModelRegistry, LanguageModelStreamResponse, LanguageModelStreamResponsePart, ToolCallResult, ToolRequest, UserRequest
 } from '@theia/ai-core/lib/common';
 import { CancellationToken } from '@theia/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
-import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistSecretsStore } from './backend-symbols';
-import { ConnectionLog } from './connection-log';
-import { SessionPools } from './session-pools';
+import { ConfigurationProvider, QodeAssistConfiguration } from './backend-symbols';
+import { QodeAssistConnectionRuntime } from './connection-runtime';
 import { QODEASSIST_MODEL_PREFIX } from './theia-host-models';
 
 /** Theia's id of a QodeAssist agent as a language model. */
@@ -26,18 +25,14 @@ export function languageModelId(agentName: string): string {
 @injectable()
 export class QodeAssistLanguageModels {
     @inject(LanguageModelRegistry) @optional() protected readonly registry?: LanguageModelRegistry;
-    private readonly pools: SessionPools;
     private published: string[] = [];
     private stopWatching: (() => void) | undefined;
     private workspace: string | undefined | null = null;
 
     constructor(
-        @inject(QodeAssistSecretsStore) private readonly secrets: SecretsStore,
-        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider,
-        @inject(ConnectionLog) @optional() log?: ConnectionLog
-    ) {
-        this.pools = new SessionPools(secrets, undefined, log);
-    }
+        @inject(QodeAssistConnectionRuntime) private readonly runtime: QodeAssistRuntime,
+        @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider
+    ) { }
 
     /** Publishes the agents of this workspace's configuration (undefined: none, e.g. QodeAssist is off), replacing what was there. */
     async publish(workspace: string | undefined, enabled: boolean): Promise<string[]> {
@@ -58,7 +53,6 @@ export class QodeAssistLanguageModels {
         this.stopWatching?.();
         this.registry?.removeLanguageModels(this.published);
         this.published = [];
-        this.pools.dispose();
     }
 
     private async republish(service: ConfigurationService | undefined): Promise<string[]> {
@@ -80,7 +74,7 @@ export class QodeAssistLanguageModels {
             .filter((agent): agent is ResolvedAgent => !!agent && CHAT_PROTOCOLS.has(agent.protocol) && agent.provider.instance.client_api !== 'theia');
         return Promise.all(agents.map(async agent => {
             const ref = agent.provider.instance.api_key_ref ?? agent.provider.instance.name;
-            const missingKey = needsKey(agent.provider.instance.client_api) && !await this.secrets.get(ref);
+            const missingKey = needsKey(agent.provider.instance.client_api) && !await this.runtime.secrets.get(ref);
             const model: LanguageModel = {
                 id: languageModelId(agent.name),
                 name: `QodeAssist ${agent.name}`,
@@ -101,7 +95,7 @@ export class QodeAssistLanguageModels {
     private async run(service: ConfigurationService, agentName: string, request: UserRequest, token?: CancellationToken): Promise<LanguageModelStreamResponse> {
         const events = new EventQueue();
         const shown = new ShownCalls();
-        const manager = this.pools.for(service);
+        const manager = this.runtime.sessions(service);
         const session = await manager.acquire(agentName, batch => events.push(batch));
         try {
             const { system, history, prompt } = toConversation(request.messages);

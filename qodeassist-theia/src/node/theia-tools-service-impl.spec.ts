@@ -1,5 +1,6 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
+import { EnvironmentSecretsStore, QodeAssistRuntime } from '@qodeassist/core';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ describe('QodeAssist tools for Theia AI (backend)', () => {
         writeFileSync(join(workspace, 'notes.txt'), 'draft\n');
         const trust = new WorkspaceTrustRegistry();
         trust.setTrusted(workspace, true);
-        service = new QodeAssistTheiaToolsServiceImpl(undefined, trust);
+        service = new QodeAssistTheiaToolsServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore({}) }), trust);
         service.setClient(host);
         asked.length = 0;
         written.length = 0;
@@ -75,7 +76,7 @@ describe('QodeAssist tools for Theia AI (backend)', () => {
     });
 
     it('in a workspace the user has not trusted, no tool that starts programs is offered or runs (git status would run its hooks)', async () => {
-        const untrusted = new QodeAssistTheiaToolsServiceImpl(undefined, new WorkspaceTrustRegistry());
+        const untrusted = new QodeAssistTheiaToolsServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore({}) }), new WorkspaceTrustRegistry());
         untrusted.setClient(host);
         try {
             const enabled = { ...settings, disabled: [], buildCommand: 'make' };

@@ -1,16 +1,15 @@
-import { CancelledError, ToolKitExecutor } from '@qodeassist/core';
+import { CancelledError, QodeAssistRuntime, ToolKitExecutor } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { ChatToolSettings } from '../common/chat-protocol';
 import { QodeAssistTheiaToolsService, TheiaToolCall, TheiaToolInfo } from '../common/theia-tools-protocol';
 import { ToolHostClient } from '../common/tool-host-protocol';
-import { McpHubs } from './mcp-service-impl';
 import { WorkspaceTrustRegistry } from './workspace-trust';
-import { createToolExecutor } from './tool-host';
+import { QodeAssistConnectionRuntime } from './connection-runtime';
 
 /**
  * The ToolKit for Theia AI's agents, per frontend connection: one executor per workspace and
- * tool settings (confined to that folder, the user's disabled tools left out, the MCP hub's
- * tools included), and an abort handle per running call.
+ * tool settings from the connection's runtime (confined to that folder, the user's disabled tools
+ * left out, the MCP hub's tools included), and an abort handle per running call.
  */
 @injectable()
 export class QodeAssistTheiaToolsServiceImpl implements QodeAssistTheiaToolsService {
@@ -19,7 +18,7 @@ export class QodeAssistTheiaToolsServiceImpl implements QodeAssistTheiaToolsServ
     private readonly running = new Map<string, AbortController>();
 
     constructor(
-        @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
+        @inject(QodeAssistConnectionRuntime) private readonly runtime: QodeAssistRuntime,
         @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry
     ) { }
 
@@ -80,9 +79,7 @@ export class QodeAssistTheiaToolsServiceImpl implements QodeAssistTheiaToolsServ
                 // Settings changed many times in one window: the old combinations are not coming back.
                 this.executors.clear();
             }
-            executor = createToolExecutor({
-                host: this.client, ownerId: 'theia-ai', workspace, projectTrusted, settings, extraTools: this.mcp?.toolsFor(workspace), confirmedByCaller: true
-            });
+            executor = this.runtime.toolKit({ host: this.client, ownerId: 'theia-ai', workspace, projectTrusted, settings, confirmedByCaller: true });
             this.executors.set(key, executor);
         }
         return executor;

@@ -104,7 +104,9 @@ describe('qodeassist-bench (spawned)', function () {
         assert.match(run.stderr, /estimate: ~\d+ \/ limit 191808/);
         const body = JSON.parse(server.requests[0].body);
         assert.equal(server.requests[0].headers['x-api-key'], FAKE_KEYS.FAKE_CLAUDE_API_KEY);
-        assert.match(body.messages[0].content[1].text, /Attached file notes.md:\n```\nThe API is frozen until Friday.\n```/);
+        // As the IDE's chat sends it: the attachment first, then the typed text.
+        assert.match(body.messages[0].content[0].text, /Attached file notes.md:\n```\nThe API is frozen until Friday.\n```/);
+        assert.equal(body.messages[0].content.at(-1).text, 'Summarize the notes');
     });
 
     it('chat --json: every event as a JSON line, ending with Finished', async () => {
@@ -142,7 +144,7 @@ describe('qodeassist-bench (spawned)', function () {
         assert.equal(run.code, 0, run.stderr);
         assert.equal(run.stdout, 'return Array.from(text).reverse().join(\'\');\n');
         const messages = JSON.parse(server.requests[0].body).messages;
-        assert.match(JSON.stringify(messages[0].content), /File: src\/reverse\.ts \(typescript\)[\s\S]*<selection_start><CURSOR><selection_end>/);
+        assert.match(JSON.stringify(messages[0].content), /Active file: src\/reverse\.ts \(typescript\)[\s\S]*<selection_start><CURSOR><selection_end>/);
         assert.equal(messages.at(-1).content[0].text, 'use Array.from');
     });
 

@@ -64,7 +64,24 @@ describe('CompletionEngine over the fake provider', () => {
         const outcome = await engine.complete(at('sum.ts', 'function f(items: number[]) {\n    const total = █\n}\n'));
         assert.equal(outcome.text, 'items.reduce((sum, item) => sum + item, 0);');
         const body = JSON.parse(server.requests[0].body);
-        assert.match(body.messages.at(-1).content, /File: sum\.ts \(typescript\)[\s\S]*<code>function f\(items: number\[\]\) \{\n {4}const total = <cursor>\n\}\n<\/code>/);
+        assert.match(body.messages.at(-1).content, /Active file: sum\.ts \(typescript\)[\s\S]*<code>function f\(items: number\[\]\) \{\n {4}const total = <cursor>\n\}\n<\/code>/);
+    });
+
+    it('a host\'s environment goes to an instruct agent\'s system prompt once, without the root, and leaves a FIM body as it was', async () => {
+        const environment = { workspaceName: 'w', workspaceRoot: '/home/ann/w', os: 'Linux', branch: 'main', buildCommand: 'make', activeFile: 'sum.ts', language: 'typescript' };
+        completionAgent = 'fake-instruct';
+        server.enqueue({ kind: 'replay', recording: openAITextRecording('1;') });
+        await engine.complete({ ...at('sum.ts', 'const total = █\n'), environment });
+        const instruct = JSON.parse(server.requests[0].body);
+        assert.equal(instruct.messages[0].content,
+            'Workspace: w\nOS: Linux\nGit branch: main\nBuild command: make\n\nYou are a code completion engine. You insert code at the cursor; you never chat.');
+        assert.equal(instruct.messages.at(-1).content.match(/Active file: /g).length, 1, 'the file line is the user message\'s alone');
+        assert.ok(!server.requests[0].body.includes('/home/ann'), 'no absolute path');
+
+        completionAgent = 'fake-fim';
+        server.enqueue({ kind: 'replay', recording: ollamaGenerateRecording(['2;']) });
+        await engine.complete({ ...at('sum.ts', 'const other = █\n'), environment });
+        assert.equal(JSON.parse(server.requests[1].body).prompt, '<|fim_prefix|>const other = <|fim_suffix|>\n<|fim_middle|>');
     });
 
     it('a newer request cancels the older one: its HTTP request is aborted and its promise settles', async () => {

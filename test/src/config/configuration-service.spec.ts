@@ -56,4 +56,19 @@ describe('ConfigurationService', () => {
         const final = configuration.agents.has('later') ? configuration : await nextChange(service);
         assert.equal(final.agents.has('later'), true);
     });
+
+    it('does not reload for a chat saved or exported under .qodeassist, and still does for a configuration file after', async () => {
+        fixture.user_('agents/.keep', '');
+        service = new ConfigurationService(fixture.roots, { debounceMs: 50 }).start();
+        let reloads = 0;
+        service.onDidChange(() => reloads++);
+        fixture.user_('chats/0b7e.json', '{"version":1}\n');
+        fixture.user_('exports/chat.md', '# chat\n');
+        fixture.user_('chats/attachments/0b7e/a.txt', 'x\n');
+        await new Promise(resolve => setTimeout(resolve, 400));
+        assert.equal(reloads, 0, 'saving chats reloaded the configuration');
+        const changed = nextChange(service);
+        fixture.user_('agents/mine.toml', 'schema_version = 1\nname = "mine"\nextends = "claude-chat"\n');
+        assert.equal((await changed).agents.has('mine'), true);
+    });
 });

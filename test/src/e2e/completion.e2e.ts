@@ -114,7 +114,7 @@ describe('inline completion in Chromium', function () {
         assert.equal(await ghostText(), 'return f"Hello, {name}!"');
         const request = fake.lastModelRequest()!;
         assert.equal(request.path, '/v1/chat/completions');
-        assert.match(JSON.parse(request.body).messages.at(-1).content, /File: src\/tool\.py \(python\)/);
+        assert.match(JSON.parse(request.body).messages.at(-1).content, /Active file: src\/tool\.py \(python\)/);
         await page.keyboard.press('Tab');
         await ghost().waitFor({ state: 'detached', timeout: 5_000 });
         assert.equal((await saved('src/tool.py'))[1], '    return f"Hello, {name}!"');

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import * as ts from 'typescript';
 
 export interface LayeringViolation {
@@ -22,7 +22,16 @@ const DOM_GLOBALS = new Set(['window', 'document', 'navigator', 'localStorage', 
 /** Core folders by layer (ARCHITECTURE §2): a folder may import its own layer and below. */
 const CORE_LAYER: Record<string, number> = {
     ports: 0, wire: 0, config: 1, prompt: 2, agents: 2, session: 2, context: 2,
-    tools: 3, skills: 3, mcp: 3, features: 4, bench: 5
+    tools: 3, skills: 3, mcp: 3, acp: 3, features: 4, runtime: 4, bench: 5
+};
+
+/**
+ * Imports the layer numbers allow but the design forbids: history types live in context/ so
+ * context never reaches up into session/, and load_skill reaches tools/ as a plain tool.
+ */
+const CORE_FORBIDDEN: Record<string, readonly string[]> = {
+    context: ['session'],
+    tools: ['skills']
 };
 
 const NODE_BUILTINS = new Set(builtinModules);
@@ -94,6 +103,9 @@ export function checkSource(path: string, text: string): LayeringViolation[] {
             if (target && layer !== undefined && CORE_LAYER[target] !== undefined && CORE_LAYER[target] > layer) {
                 report(ref.line, `${core[1]} (layer ${layer}) must not import the higher layer ${target} (layer ${CORE_LAYER[target]})`);
             }
+            if (target && CORE_FORBIDDEN[core[1]]?.includes(target)) {
+                report(ref.line, `${core[1]} must not import ${target}`);
+            }
             const feature = /^qodeassist-core\/src\/features\/([^/]+)\//.exec(path)?.[1];
             const targetFeature = target === 'features' ? resolveFeature(path, ref.specifier) : undefined;
             if (feature && targetFeature && targetFeature !== feature) {
@@ -130,6 +142,11 @@ export function checkSource(path: string, text: string): LayeringViolation[] {
                 if (!ref.typeOnly && spec.startsWith('@qodeassist/core')) {
                     report(ref.line, 'browser may import @qodeassist/core only as types (it runs in the backend)');
                 }
+                // What the chat shares with the refactor, MCP and the rest (prompts, error view, tool-host client) lives in browser/shared.
+                const folder = /^qodeassist-theia\/src\/browser\/([^/]+)\//.exec(path)?.[1];
+                if (folder && folder !== 'chat' && spec.startsWith('.') && /^qodeassist-theia\/src\/browser\/chat(\/|$)/.test(join(path, '..', spec).split(sep).join('/'))) {
+                    report(ref.line, `browser/${folder} must not import browser/chat (${spec}); shared code belongs in browser/shared`);
+                }
             }
             if (side === 'node' && (/^\.\.?\/(\.\.\/)*browser\//.test(spec) || /\/lib\/browser\//.test(spec) || /^react(-dom)?(\/|$)|shared\/react/.test(spec))) {
                 report(ref.line, `node must not import browser code (${spec})`);
@@ -152,9 +169,118 @@ function resolveFeature(path: string, specifier: string): string | undefined {
     return /^qodeassist-core\/src\/features\/([^/]+)/.exec(resolved)?.[1];
 }
 
+/**
+ * Import cycles among the given sources (path relative to the repository root → text). Type-only
+ * and dynamic imports count: a cycle of types still ties the files together. Each strongly
+ * connected group of files is reported once, at the first file by name, with its shortest cycle.
+ */
+export function checkImportCycles(sources: ReadonlyMap<string, string>): LayeringViolation[] {
+    const edges = new Map<string, Array<{ to: string; line: number }>>();
+    for (const [path, text] of sources) {
+        const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+        const targets: Array<{ to: string; line: number }> = [];
+        for (const ref of collectImports(source).imports) {
+            const to = resolveSource(path, ref.specifier, sources);
+            if (to && !targets.some(t => t.to === to)) {
+                targets.push({ to, line: ref.line });
+            }
+        }
+        edges.set(path, targets);
+    }
+    const violations: LayeringViolation[] = [];
+    for (const group of stronglyConnected([...sources.keys()].sort(), edges)) {
+        const start = [...group].sort()[0];
+        const cycle = shortestCycle(start, group, edges);
+        if (!cycle) {
+            continue;
+        }
+        const short = (file: string) => file.replace(/^qodeassist-core\/src\//, '');
+        const others = [...group].filter(file => !cycle.includes(file)).sort();
+        const line = edges.get(start)!.find(edge => edge.to === (cycle[1] ?? start))!.line;
+        violations.push({
+            file: start, line,
+            rule: `import cycle: ${[...cycle, start].map(short).join(' → ')}${others.length ? ` (also tied in: ${others.map(short).join(', ')})` : ''}`
+        });
+    }
+    return violations;
+}
+
+function resolveSource(path: string, specifier: string, sources: ReadonlyMap<string, string>): string | undefined {
+    if (!specifier.startsWith('.')) {
+        return undefined;
+    }
+    const base = join(dirname(path), specifier).split(sep).join('/').replace(/\.js$/, '');
+    return [`${base}.ts`, `${base}.tsx`, `${base}/index.ts`].find(candidate => sources.has(candidate));
+}
+
+/** Tarjan's strongly connected components; only groups that hold a cycle (two files or more, or a self-import). */
+function stronglyConnected(nodes: readonly string[], edges: ReadonlyMap<string, ReadonlyArray<{ to: string }>>): Array<Set<string>> {
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const groups: Array<Set<string>> = [];
+    const visit = (node: string): void => {
+        index.set(node, index.size);
+        low.set(node, index.get(node)!);
+        stack.push(node);
+        onStack.add(node);
+        for (const { to } of edges.get(node) ?? []) {
+            if (!index.has(to)) {
+                visit(to);
+                low.set(node, Math.min(low.get(node)!, low.get(to)!));
+            } else if (onStack.has(to)) {
+                low.set(node, Math.min(low.get(node)!, index.get(to)!));
+            }
+        }
+        if (low.get(node) === index.get(node)) {
+            const group = new Set<string>();
+            let member: string;
+            do {
+                member = stack.pop()!;
+                onStack.delete(member);
+                group.add(member);
+            } while (member !== node);
+            if (group.size > 1 || (edges.get(node) ?? []).some(edge => edge.to === node)) {
+                groups.push(group);
+            }
+        }
+    };
+    for (const node of nodes) {
+        if (!index.has(node)) {
+            visit(node);
+        }
+    }
+    return groups;
+}
+
+/** The shortest path from start back to start inside the group (breadth first), as the list of files visited. */
+function shortestCycle(start: string, group: ReadonlySet<string>, edges: ReadonlyMap<string, ReadonlyArray<{ to: string }>>): string[] | undefined {
+    const previous = new Map<string, string>();
+    const queue = [start];
+    while (queue.length) {
+        const node = queue.shift()!;
+        for (const { to } of edges.get(node) ?? []) {
+            if (to === start) {
+                const path = [node];
+                while (path[0] !== start) {
+                    path.unshift(previous.get(path[0])!);
+                }
+                return path;
+            }
+            if (group.has(to) && !previous.has(to)) {
+                previous.set(to, node);
+                queue.push(to);
+            }
+        }
+    }
+    return undefined;
+}
+
 /** Every TypeScript source below the given package folders, checked. */
 export function checkRepository(root: string, packages: readonly string[]): { violations: LayeringViolation[]; filesChecked: number } {
     const violations: LayeringViolation[] = [];
+    const coreSources = new Map<string, string>();
     let filesChecked = 0;
     const walk = (dir: string): void => {
         for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -163,12 +289,18 @@ export function checkRepository(root: string, packages: readonly string[]): { vi
                 walk(full);
             } else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
                 filesChecked++;
-                violations.push(...checkSource(relative(root, full).split(sep).join('/'), readFileSync(full, 'utf8')));
+                const path = relative(root, full).split(sep).join('/');
+                const text = readFileSync(full, 'utf8');
+                violations.push(...checkSource(path, text));
+                if (path.startsWith('qodeassist-core/src/')) {
+                    coreSources.set(path, text);
+                }
             }
         }
     };
     for (const pkg of packages) {
         walk(join(root, pkg, 'src'));
     }
+    violations.push(...checkImportCycles(coreSources));
     return { violations, filesChecked };
 }

@@ -1,5 +1,6 @@
 import { ResolvedAgent } from '../../agents/agent-factory';
 import { CompletionInput } from '../../context/context-assembler';
+import { ENV_PROJECT_LAYER, EnvFacts, formatProject } from '../../context/env-block';
 import { filesWithinBudget } from '../../context/open-files';
 import { TokenEstimator } from '../../context/token-estimator';
 import { requestEnd, SessionEvent } from '../../session/session-events';
@@ -23,6 +24,11 @@ export interface CompletionRequest {
     project?: string;
     /** Other open files the model may see, most relevant first; cut to the budget. */
     openFiles?: Array<{ path: string; content: string }>;
+    /**
+     * Where the user works (`environmentFacts`): the `env.project` layer without the workspace root,
+     * which only templates that place the system prompt show (instruct agents); FIM bodies stay prefix and suffix.
+     */
+    environment?: EnvFacts;
 }
 
 export interface CompletionSettings {
@@ -163,6 +169,11 @@ export class CompletionEngine {
                 throw new CancelledError();
             }
             signal.addEventListener('abort', abort, { once: true });
+            if (request.environment) {
+                // The file line is the completion's own (ctx.file_info). No root: completion requests, sent as the
+                // user types, carry no absolute path (it names the user and tells the model nothing about the code).
+                session.setLayer(ENV_PROJECT_LAYER, formatProject({ ...request.environment, workspaceRoot: undefined, activeFile: undefined, language: undefined }));
+            }
             await session.send([], {}, completion);
             const end = await ended;
             if (end.error) {

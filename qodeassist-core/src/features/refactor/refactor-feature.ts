@@ -1,5 +1,6 @@
 import { ResolvedAgent } from '../../agents/agent-factory';
-import { messageText } from '../../session/conversation-history';
+import { messageText } from '../../context/conversation-history';
+import { ENV_PROJECT_LAYER, EnvFacts, formatProject } from '../../context/env-block';
 import { ToolPolicy } from '../../session/session';
 import { requestEnd, SessionEvent } from '../../session/session-events';
 import { SessionManager } from '../../session/session-manager';
@@ -15,6 +16,8 @@ export interface RefactorRequest {
     /** Whole lines shown around the selection; default 60. */
     linesAround?: number;
     openFiles?: ReadonlyArray<{ path: string; content: string }>;
+    /** Where the user works (`environmentFacts`): set as the `env.project` layer; the file line stays in the `refactor` layer. */
+    environment?: EnvFacts;
 }
 
 export interface RefactorRun {
@@ -98,6 +101,9 @@ export async function runRefactor(request: RefactorRequest, run: RefactorRun): P
         }
         run.signal?.addEventListener('abort', abort, { once: true });
         session.setLayer('refactor', layer);
+        if (request.environment) {
+            session.setLayer(ENV_PROJECT_LAYER, formatProject({ ...request.environment, activeFile: undefined, language: undefined }));
+        }
         session.setThinking(run.thinking);
         await session.send([{ type: 'text', text: instruction }], run.tools ?? {});
         const end = await ended;

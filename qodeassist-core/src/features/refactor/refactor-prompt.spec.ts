@@ -57,7 +57,7 @@ describe('refactor prompt', () => {
             linesAround: 10, indent: { insertSpaces: false, tabSize: 4 }, openFiles: [{ path: 'src/util.ts', content: 'export const one = 1;' }]
         });
         assert.match(layer, /^You rewrite the selected code/);
-        assert.match(layer, /File: docs\/fence\.ts \(typescript\)/);
+        assert.match(layer, /Active file: docs\/fence\.ts \(typescript\)/);
         assert.match(layer, /Indentation: tabs\./);
         assert.match(layer, /Open file src\/util\.ts:\n```\nexport const one = 1;\n```/);
         assert.match(layer, /````typescript\nconst s = <selection_start>"```"<selection_end>;\n````/);

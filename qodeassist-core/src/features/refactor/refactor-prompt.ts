@@ -1,3 +1,5 @@
+import { formatFile } from '../../context/env-block';
+
 /** What the user wants rewritten: a file, the selection in it and the cursor, as offsets into `text`. */
 export interface RefactorTarget {
     /** Workspace-relative path, for the prompt and the agents' [match] rules. */
@@ -87,7 +89,7 @@ export function refactorLayer(target: RefactorTarget, options: RefactorPromptOpt
     const fence = fenceFor(target.text);
     const parts = [
         'You rewrite the selected code of a file as the user instructs.',
-        `File: ${target.filePath} (${target.language})`,
+        formatFile({ activeFile: target.filePath, language: target.language }),
         `Indentation: ${describeIndent(options.indent)}.`
     ];
     for (const file of options.openFiles ?? []) {

@@ -1,16 +1,13 @@
-import type { ContextManifest, ErrorInfo, PermissionAnswer, PermissionRequest } from '@qodeassist/core';
+import type { ContextManifest, PermissionAnswer } from '@qodeassist/core';
 import { nls } from '@theia/core';
 import { codicon } from '@theia/core/lib/browser';
 import * as React from '@theia/core/shared/react';
-import { affordanceFor, ChatErrorAction } from './chat-error-affordance';
+import { ChatErrorAction } from '../shared/error-affordance';
+import { ErrorView } from '../shared/error-view';
+import { PendingPermission } from '../shared/pending-permission';
+import { DiffView, PermissionPrompt } from '../shared/permission-prompt';
 import { MarkdownStream } from './chat-markdown';
 import { ChatMessage, MessagePart, partText, ToolActivity, toolsOf } from './chat-transcript';
-
-export interface PendingPermission {
-    id: number;
-    request: PermissionRequest;
-    answer(answer: PermissionAnswer): void;
-}
 
 /** What the messages can ask of the chat; one object per chat, so memoized messages do not re-render for it. */
 export interface MessageActions {
@@ -165,81 +162,4 @@ function FileEditView({ tool, actions, message }: { tool: ToolActivity; actions:
         {edit.problem && <div className='qa-file-edit-problem'><i className={codicon('warning')} /> {edit.problem}</div>}
         <DiffView diff={edit.record.diff} />
     </div>;
-}
-
-/** A unified diff, coloured by line; the file header lines are left out (the block names the file). */
-export function DiffView({ diff }: { diff: string }): React.ReactElement {
-    const lines = diff.replace(/\n$/, '').split('\n').filter(line => !line.startsWith('---') && !line.startsWith('+++') && !line.startsWith('Index:') && !line.startsWith('\\'));
-    return <pre className='qa-diff'>{lines.map((line, index) => <div key={index}
-        className={line.startsWith('@@') ? 'qa-diff-hunk' : line.startsWith('+') ? 'qa-diff-add' : line.startsWith('-') ? 'qa-diff-del' : 'qa-diff-context'}>{line || ' '}</div>)}</pre>;
-}
-
-/** The diff a write tool is about to make, from its arguments, shown before the user allows it. */
-function proposedDiff(request: PermissionRequest): string | undefined {
-    const args = request.arguments;
-    const lines = (text: unknown, sign: string) => typeof text === 'string' ? text.replace(/\n$/, '').split('\n').map(line => `${sign}${line}`) : [];
-    if (request.tool === 'edit_file') {
-        return ['@@ ' + String(args.path) + ' @@', ...lines(args.old_text, '-'), ...lines(args.new_text, '+')].join('\n');
-    }
-    if (request.tool === 'create_file') {
-        return ['@@ new file ' + String(args.path) + ' @@', ...lines(args.content, '+')].join('\n');
-    }
-    return undefined;
-}
-
-/** A write or execute tool waiting for the user: the exact arguments (a diff for edits) and the answers. */
-export function PermissionPrompt({ pending, onAnswer, within = 'chat' }: {
-    pending: PendingPermission; onAnswer(pending: PendingPermission, answer: PermissionAnswer): void; within?: 'chat' | 'refactor'
-}): React.ReactElement {
-    const { request } = pending;
-    const diff = proposedDiff(request);
-    const write = request.permission === 'write';
-    return <div className='qa-permission' data-tool={request.tool}>
-        <div className='qa-permission-title'>
-            <i className={codicon(request.permission === 'execute' ? 'terminal' : 'edit')} />
-            {write && typeof request.arguments.path === 'string'
-                ? ` QodeAssist wants to ${request.tool === 'create_file' ? 'create' : 'change'} ${request.arguments.path}`
-                : ` QodeAssist wants to run ${request.tool} (${request.permission})`}
-        </div>
-        {request.protectedPath !== undefined && <div className='qa-permission-protected'>
-            {nls.localize('qodeassist/chat/protectedPath', '{0} holds configuration or ignore rules, so QodeAssist asks every time.', request.protectedPath)}
-        </div>}
-        {diff ? <DiffView diff={diff} /> : <pre className='qa-permission-args'>{JSON.stringify(request.arguments, undefined, 2)}</pre>}
-        <div className='qa-permission-actions'>
-            <button className='theia-button' data-answer='allow-once' onClick={() => onAnswer(pending, 'allow-once')}>
-                {write ? nls.localize('qodeassist/chat/applyEdit', 'Apply') : nls.localize('qodeassist/chat/allowOnce', 'Allow once')}
-            </button>
-            {request.protectedPath === undefined && <button className='theia-button secondary' data-answer='allow-chat' onClick={() => onAnswer(pending, 'allow-chat')}>
-                {within === 'refactor'
-                    ? write ? nls.localize('qodeassist/refactor/applyAll', 'Apply all in this refactor') : nls.localize('qodeassist/refactor/allowAll', 'Allow for this refactor')
-                    : write ? nls.localize('qodeassist/chat/applyAllChat', 'Apply all in this chat') : nls.localize('qodeassist/chat/allowChat', 'Allow for this chat')}
-            </button>}
-            <button className='theia-button secondary' data-answer='deny' onClick={() => onAnswer(pending, 'deny')}>
-                {write ? nls.localize('qodeassist/chat/reject', 'Reject') : nls.localize('qodeassist/chat/deny', 'Deny')}
-            </button>
-        </div>
-    </div>;
-}
-
-/** An error with what to do about it: its category decides the title and the buttons (`except` leaves some out). */
-export function ErrorView({ error, onAction, except = [] }: { error: ErrorInfo; onAction(action: ChatErrorAction): void; except?: readonly ChatErrorAction[] }): React.ReactElement {
-    const affordance = affordanceFor(error);
-    return <div className='qa-error' data-category={error.category}>
-        <div className='qa-error-title'><i className={codicon('error')} /> {affordance.title}</div>
-        <div className='qa-error-message'>{error.message}</div>
-        {error.providerDetail && <div className='qa-error-detail'>{error.providerDetail}</div>}
-        <div className='qa-error-hint'>{affordance.hint}</div>
-        <div className='qa-error-actions'>
-            {affordance.actions.filter(action => !except.includes(action)).map(action => <button key={action} className='theia-button secondary' data-action={action}
-                onClick={() => onAction(action)}>{actionLabel(action)}</button>)}
-        </div>
-    </div>;
-}
-
-function actionLabel(action: ChatErrorAction): string {
-    switch (action) {
-        case 'retry': return nls.localize('qodeassist/chat/retry', 'Retry');
-        case 'summarize': return nls.localize('qodeassist/chat/summarize', 'Summarize');
-        case 'open-settings': return nls.localize('qodeassist/chat/openSettings', 'Open Settings');
-    }
 }

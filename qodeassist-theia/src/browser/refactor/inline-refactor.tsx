@@ -6,8 +6,10 @@ import { createRoot, Root } from '@theia/core/shared/react-dom/client';
 import * as monaco from '@theia/monaco-editor-core';
 import { AgentChoice } from '../../common/chat-protocol';
 import { QUICK_ACTIONS, RefactorAnswer, RefactorProgress } from '../../common/refactor-protocol';
-import { ChatErrorAction } from '../chat/chat-error-affordance';
-import { ErrorView, PendingPermission, PermissionPrompt } from '../chat/chat-message-view';
+import { ChatErrorAction } from '../shared/error-affordance';
+import { ErrorView } from '../shared/error-view';
+import { PendingPermission } from '../shared/pending-permission';
+import { PermissionPrompt } from '../shared/permission-prompt';
 import { blockAround, changedLines, cursorLine, proposedBlock, RefactorBlock } from './refactor-block';
 
 /** What an inline refactor needs from the IDE around it. */

@@ -12,11 +12,11 @@ import * as monaco from '@theia/monaco-editor-core';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { AgentChoice } from '../../common/chat-protocol';
 import { QodeAssistRefactorService, RefactorAnswer, SavedInstruction } from '../../common/refactor-protocol';
-import { QodeAssistChatClientImpl } from '../chat/chat-client';
-import { OPEN_PREFERENCES_COMMAND } from '../chat/chat-error-affordance';
 import { openEditorFiles } from '../open-editors';
 import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
 import { QodeAssistSwitch } from '../qodeassist-switch';
+import { OPEN_PREFERENCES_COMMAND } from '../shared/error-affordance';
+import { QodeAssistChatClientImpl } from '../shared/tool-host-client';
 import { placeOf } from '../workspace-paths';
 import { InlineRefactor, RefactorHost, RefactorRun } from './inline-refactor';
 

@@ -15,7 +15,9 @@ export interface SessionEventsEnvelope {
 
 /**
  * Receives what the backend pushes — chat session events, refactor progress — and fans it out;
- * each chat widget and inline refactor listens for its own id. Tools of both ask through it.
+ * each chat widget and inline refactor listens for its own id. It also answers the backend's
+ * ToolHostClient calls (permission, open documents, diagnostics, writes) for the chat, the
+ * refactor, the MCP server and Theia AI's tools.
  */
 @injectable()
 export class QodeAssistChatClientImpl implements QodeAssistChatClient, QodeAssistRefactorClient {

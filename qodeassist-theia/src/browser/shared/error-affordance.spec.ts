@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { ErrorCategory } from '@qodeassist/core';
-import { affordanceFor } from './chat-error-affordance';
+import { affordanceFor } from './error-affordance';
 
 describe('affordanceFor', () => {
     const expected: Array<[ErrorCategory, string]> = [

@@ -1,0 +1,42 @@
+import { Configuration, ResolvedAgent } from '../../agents/agent-factory';
+import { pickAgent } from '../../agents/agent-router';
+import { Pipeline } from '../../config/schemas';
+import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';
+import { QodeAssistError } from '../../wire/error-info';
+import { AgentChoice } from './chat-types';
+
+/**
+ * The agents a feature's picker offers: its roster's, in roster order, then the agents the
+ * user marked for it (`pipelines = ["chat"]` in the agent file), by name. Only agents that speak
+ * a chat protocol: a completion, refactor or compression agent's body ignores the user's message,
+ * so it is offered for chat only when the user put it in the roster or marked it.
+ */
+export function agentChoices(configuration: Configuration, pipeline: Pipeline): AgentChoice[] {
+    const roster = configuration.rosters[pipeline];
+    const listed = roster
+        .map(name => configuration.agents.get(name))
+        .filter((agent): agent is ResolvedAgent => !!agent && CHAT_PROTOCOLS.has(agent.protocol));
+    const inRoster = new Set(listed.map(agent => agent.name));
+    const marked = [...configuration.agents.values()]
+        .filter(agent => !inRoster.has(agent.name) && CHAT_PROTOCOLS.has(agent.protocol) && agent.pipelines.includes(pipeline))
+        .sort((a, b) => a.name.localeCompare(b.name));
+    const choice = (agent: ResolvedAgent, listedHere: boolean): AgentChoice => ({ name: agent.name, model: agent.model, provider: agent.provider.instance.name, inRoster: listedHere });
+    return [...listed.map(agent => choice(agent, true)), ...marked.map(agent => choice(agent, false))];
+}
+
+/** The agent the user chose, or the chat roster's first that fits the file. */
+export function chatAgentFor(configuration: Configuration, options: { agent?: string; file?: string; project?: string }): ResolvedAgent {
+    const agent = options.agent
+        ? configuration.agents.get(options.agent)
+        : pickAgent(configuration, 'chat', { file: options.file, project: options.project });
+    if (agent) {
+        return agent;
+    }
+    const errors = configuration.issues.filter(issue => issue.severity === 'error').length;
+    throw new QodeAssistError({
+        category: 'Config',
+        message: options.agent
+            ? `There is no agent named "${options.agent}". Pick another in the chat's agent picker or the QodeAssist settings (qodeassist.chat.agent).`
+            : `No chat agent is available: the chat roster is empty or none of its agents fits this file.${errors ? ` The configuration has ${errors} error(s); fix them first.` : ''} Add an agent to [chat] in .qodeassist/agents/rosters.toml.`
+    });
+}

@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, relative } from 'node:path';
+import { explainAuthError } from '../../agents/agent-request';
+import { ResolvedAgent } from '../../agents/agent-factory';
+import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
+import { HistoryBlock } from '../../context/conversation-history';
+import { Session } from '../../session/session';
+import { SessionEvent } from '../../session/session-events';
+import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
+import { SkillsEngine } from '../../skills/skills-engine';
+import { ToolKitExecutor } from '../../tools/toolkit';
+import { QodeAssistError } from '../../wire/error-info';
+import { chatAgentFor } from './chat-agents';
+import { chatEnvironmentLayer } from './chat-environment';
+import { ChatHost, ChatInput, ChatTurnOptions } from './chat-types';
+import { OpenChat } from './open-chat';
+
+/** What preparing a turn needs from the chat feature. */
+export interface ChatTurnContext {
+    runtime: QodeAssistRuntime;
+    configurations: ConfigurationProvider;
+    host(): ChatHost | undefined;
+    /** Where the session's events go (the feature numbers edits and saves). */
+    listener(chat: OpenChat, agent: ResolvedAgent): (events: readonly SessionEvent[]) => void;
+}
+
+/**
+ * The chat's session for the agent this send goes to, with its layers (role, environment,
+ * skills), linked files and tools set. The session follows the configuration: when the agent,
+ * its provider, its model override or its key changed since the last send, a session of the
+ * agent as it is now takes over the conversation.
+ */
+export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, options: ChatTurnOptions): Promise<{ session: Session; tools?: ToolKitExecutor }> {
+    const configurationService = context.configurations.forWorkspace(options.workspacePath);
+    const configuration = configurationService.current;
+    const agent = chatAgentFor(configuration, options);
+    const sessions = context.runtime.sessions(configurationService);
+    // Resolved once per configuration and key: another object means something changed since this session began.
+    const current = await sessions.agent(agent.name);
+    if (chat.session?.agent !== current) {
+        // Acquire first, so a failure (a missing key) leaves the chat and its history as they were.
+        const session = await sessions.acquire(agent.name, context.listener(chat, agent));
+        const previous = chat.session;
+        session.restore(previous?.history ?? chat.seed);
+        chat.session = session;
+        chat.linked.clear();
+        if (previous) {
+            await sessions.release(previous);
+        }
+    }
+    const session = chat.session;
+    const role = options.role ? configuration.roles.get(options.role) : undefined;
+    if (options.role && !role) {
+        throw new QodeAssistError({ category: 'Config', message: `There is no role "${options.role}". Pick another role, or add roles/${options.role}.json to .qodeassist.` });
+    }
+    if (role) {
+        session.setLayer('agent.role', role.systemPrompt);
+    } else {
+        session.removeLayer('agent.role');
+    }
+    session.setLayer('env.project', await chatEnvironmentLayer(options));
+    link(context, chat, session, options);
+    const projectTrusted = isProjectLayerLoaded(context.configurations, options.workspacePath);
+    const skills = context.runtime.skillsFor(options.workspacePath, options.skills, projectTrusted);
+    const tools = agent.enableTools && options.workspacePath && options.offerTools !== false
+        ? toolsFor(context, chat, options.workspacePath, options, skills, projectTrusted)
+        : undefined;
+    session.setLayer('skills.catalog', skills ? [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n') : '');
+    return { session, tools };
+}
+
+/** The user's blocks: attachments (checked to be this chat's own copies), then a skill invocation or the text. */
+export function turnBlocks(context: ChatTurnContext, chat: OpenChat, input: ChatInput, options: ChatTurnOptions): HistoryBlock[] {
+    const attached = input.attachments.map((ref): HistoryBlock => {
+        if (!chat.store.ownsAttachment(chat.id, ref.path)) {
+            throw new QodeAssistError({ category: 'Validation', message: `The attachment ${ref.name} is not one of this chat's; attach it again.` });
+        }
+        return ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref };
+    });
+    const text = input.text.trim();
+    const skills = context.runtime.skillsFor(options.workspacePath, options.skills, isProjectLayerLoaded(context.configurations, options.workspacePath));
+    const typed = !text ? [] : skills?.invoke(text) ?? [{ type: 'text' as const, text }];
+    return [...attached, ...typed];
+}
+
+/** A failure as the chat shows it: an Auth error names where the key is read from. */
+export function explainAuthFailure(agent: ResolvedAgent, event: SessionEvent): SessionEvent {
+    return event.type === 'Failed' ? { ...event, error: explainAuthError(agent, event.error) } : event;
+}
+
+/** Linked files become pinned context, read again at every send: the editor's text first, else the disk. */
+function link(context: ChatTurnContext, chat: OpenChat, session: Session, options: ChatTurnOptions): void {
+    const wanted = new Set(options.linked ?? []);
+    for (const path of chat.linked) {
+        if (!wanted.has(path)) {
+            session.unpinContext(`linked:${path}`);
+            chat.linked.delete(path);
+        }
+    }
+    for (const path of wanted) {
+        if (chat.linked.has(path) || !isAbsolute(path)) {
+            continue;
+        }
+        const label = options.workspacePath ? relative(options.workspacePath, path) : path;
+        session.pinContext(`linked:${path}`, async () => {
+            const text = await context.host()?.readOpenDocument?.(path) ?? await readFile(path, 'utf8').catch(() => undefined);
+            return text === undefined
+                ? { id: `linked:${path}`, label: `Linked file ${label}`, text: `[linked file ${label} could not be read]` }
+                : { id: `linked:${path}`, label: `Linked file ${label}`, text: `Linked file ${label}:\n\`\`\`\n${text}\n\`\`\`` };
+        });
+        chat.linked.add(path);
+    }
+}
+
+/** The built-in tools for a chat, confined to its workspace folder; write and execute ask the user in that chat. */
+function toolsFor(context: ChatTurnContext, chat: OpenChat, workspace: string, options: ChatTurnOptions, skills: SkillsEngine | undefined, projectTrusted: boolean): ToolKitExecutor {
+    // Granting or withdrawing trust changes the tools offered and the skills' roots.
+    const key = JSON.stringify([workspace, options.tools ?? null, chat.original !== undefined, options.skills ?? null, projectTrusted]);
+    if (chat.tools?.key !== key) {
+        const original = chat.original;
+        const executor = context.runtime.toolKit({
+            host: context.host(), ownerId: chat.id, workspace, projectTrusted, settings: options.tools, skills,
+            originalHistory: original ? () => original : undefined
+        });
+        chat.tools = { key, executor };
+    }
+    return chat.tools.executor;
+}

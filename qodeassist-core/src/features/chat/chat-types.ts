@@ -1,0 +1,87 @@
+import { ContentRef } from '../../context/conversation-history';
+import { SessionEvent } from '../../session/session-events';
+import { StoredChat } from '../../session/chat-store';
+import { SkillSettings, ToolHost, ToolSettings } from '../../runtime/tool-kit';
+
+/** A session event as the chat forwards it: the result of a file edit names the key the chat keeps that edit under. */
+export type ChatEvent = SessionEvent & { editId?: string };
+
+/**
+ * The key a chat keeps a file edit under: the tool call's id, numbered from the second
+ * result with that id on, since some providers reuse ids across rounds (Ollama's `call_0`).
+ * `earlierResults` counts the tool results with that id already in the history.
+ * The browser keys restored edits the same way (its copy sits in the Theia protocol, which cannot load core).
+ */
+export function editIdOf(callId: string, earlierResults: number): string {
+    return earlierResults === 0 ? callId : `${callId}#${earlierResults + 1}`;
+}
+
+/** Largest attachment the chat takes, per kind; larger files are refused with a message that says so. */
+export const ATTACHMENT_LIMITS = { imageBytes: 5 * 1024 * 1024, textBytes: 512 * 1024 } as const;
+
+/** What the host knows about a send; the chat picks the agent and resolves its key. */
+export interface ChatTurnOptions {
+    /** The workspace folder whose `.qodeassist` configuration applies (a file-system path). */
+    workspacePath?: string;
+    /** An agent chosen by the user; otherwise the chat roster decides. */
+    agent?: string;
+    /** The file in focus, workspace-relative, for the agents' [match] rules and the environment block. */
+    file?: string;
+    /** The language of the file in focus as the editor knows it; default: from its name. */
+    language?: string;
+    project?: string;
+    /** The user's tool settings (preferences `qodeassist.tools.*`). */
+    tools?: ToolSettings;
+    /** False: no tools this turn even when the agent enables them (the bench without --tools). Default true. */
+    offerTools?: boolean;
+    /** A role from roles/*.json whose system prompt joins the agent's. */
+    role?: string;
+    /** Linked files (absolute paths), read again at every send: the editor's text when open, else the disk. */
+    linked?: string[];
+    /** The user's skill settings (preferences `qodeassist.skills.*`); absent: on, default folders. */
+    skills?: SkillSettings;
+}
+
+/** Where chats are kept: the workspace's `.qodeassist/chats` or the user's `~/.qodeassist/chats`. */
+export interface ChatStorage {
+    location: 'workspace' | 'user';
+    workspacePath?: string;
+}
+
+/** What the user sends: text, and files or images attached through `attach`. */
+export interface ChatInput {
+    text: string;
+    attachments: ContentRef[];
+}
+
+export interface OpenedChat {
+    chatId: string;
+    /** Set when an existing chat was opened: the view is rebuilt from its history. */
+    chat?: StoredChat;
+}
+
+export interface AgentChoice {
+    name: string;
+    model: string;
+    provider: string;
+    /** Listed in the roster of the feature asking (the default choice goes through it). */
+    inRoster: boolean;
+}
+
+export interface RoleChoice {
+    id: string;
+    name: string;
+    description: string;
+}
+
+export interface SkillChoice {
+    name: string;
+    description: string;
+}
+
+/** Where a chat's events, notices and tool questions go: the IDE's window, or the bench's terminal. */
+export interface ChatHost extends ToolHost {
+    onEvents(chatId: string, events: ChatEvent[]): void;
+    /** Something the user should know about a chat that is not a request's outcome (e.g. it could not be saved). */
+    onNotice(chatId: string, message: string): void;
+}

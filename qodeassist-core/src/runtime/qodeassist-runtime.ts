@@ -1,0 +1,142 @@
+import { configuredAgentResolver } from '../agents/agent-request';
+import { ResolvedAgent } from '../agents/agent-factory';
+import { ConfigurationService } from '../agents/configuration-service';
+import { SecretsStore } from '../config/secrets-store';
+import { ContentLoader } from '../context/content-loader';
+import { ContextAssembler } from '../context/context-assembler';
+import { TokenEstimator } from '../context/token-estimator';
+import { Logger } from '../ports/logger';
+import { SessionAgent, SessionServices } from '../session/session';
+import { SessionManager } from '../session/session-manager';
+import { SkillsEngine } from '../skills/skills-engine';
+import { AnyTool } from '../tools/tool';
+import { ToolKitExecutor } from '../tools/toolkit';
+import { HostModels } from '../wire/host-models';
+import { createToolKit, SkillSettings, skillRootsFor, ToolKitRequest } from './tool-kit';
+
+/** What a host composes its runtime from: where keys come from, what it logs to, what it adds. */
+export interface RuntimeOptions {
+    secrets: SecretsStore;
+    /** Fires when a stored key was set or cleared: resolved agents hold their key, so they are resolved again. */
+    onSecretsChange?(listener: () => void): () => void;
+    /** The IDE's own language models, for agents with client_api "theia"; absent outside an IDE. */
+    hostModels?: HostModels;
+    /** Manifests, request bodies (redacted) and tool activity of this host. */
+    logger?: Logger;
+    /** More session services (e.g. the user's limit overrides), the same for every session of this host. */
+    sessionServices?: Omit<Partial<SessionServices>, 'assembler' | 'estimator' | 'logger' | 'hostModels' | 'tools'>;
+    /** More tools for a workspace, asked for at every request (the MCP hub's). */
+    extraTools?(workspace: string): () => readonly AnyTool[];
+    /** How an agent becomes ready to send; the bench points it at another URL. Default: its own URL and key. */
+    resolveAgent?(agent: ResolvedAgent, secrets: SecretsStore): Promise<SessionAgent>;
+    /** The user's home, for the user's skill folders; default the process's. */
+    userHome?: string;
+}
+
+export type SessionPurpose = 'conversation' | 'completion';
+
+/**
+ * One host's composition of the core: the session pools (per configuration and purpose,
+ * emptied when the configuration or a stored key changes), the token estimator and context
+ * assembler they share, the tool kit, the skills engines, the secrets and the logger. The IDE
+ * backend makes one per window connection, the bench one per run, the MCP server one; the
+ * features (chat, refactor, completion) and the Theia models are given it, none builds its own.
+ */
+export class QodeAssistRuntime {
+    readonly estimator = new TokenEstimator();
+    readonly assembler = new ContextAssembler(this.estimator, new ContentLoader());
+    private readonly pools = new Map<ConfigurationService, Map<SessionPurpose, SessionManager>>();
+    private readonly skills = new Map<string, SkillsEngine>();
+    private readonly stopWatching: Array<() => void> = [];
+    private disposed = false;
+
+    constructor(readonly options: RuntimeOptions) {
+        const stop = options.onSecretsChange?.(() => this.forgetAgents());
+        if (stop) {
+            this.stopWatching.push(stop);
+        }
+    }
+
+    get secrets(): SecretsStore {
+        return this.options.secrets;
+    }
+
+    get logger(): Logger | undefined {
+        return this.options.logger;
+    }
+
+    /**
+     * The session pool of a configuration. Conversations (chat, refactor, Theia's models, the
+     * bench) assemble every tool round again; completion keeps one idle session per agent.
+     */
+    sessions(configuration: ConfigurationService, purpose: SessionPurpose = 'conversation'): SessionManager {
+        let byPurpose = this.pools.get(configuration);
+        if (!byPurpose) {
+            byPurpose = new Map();
+            this.pools.set(configuration, byPurpose);
+            this.stopWatching.push(configuration.onDidChange(() => this.forgetAgents(configuration)));
+        }
+        let manager = byPurpose.get(purpose);
+        if (!manager) {
+            const resolve = this.options.resolveAgent;
+            const resolver = resolve
+                ? async (name: string) => {
+                    const agent = configuration.current.agents.get(name);
+                    return agent ? resolve(agent, this.secrets) : configuredAgentResolver(() => configuration.current, this.secrets)(name);
+                }
+                : configuredAgentResolver(() => configuration.current, this.secrets);
+            manager = new SessionManager(resolver, {
+                ...this.options.sessionServices,
+                assembler: this.assembler, estimator: this.estimator, hostModels: this.options.hostModels, logger: this.options.logger,
+                reassembleRounds: purpose === 'conversation'
+            }, purpose === 'completion' ? 1 : 2);
+            byPurpose.set(purpose, manager);
+        }
+        return manager;
+    }
+
+    /** The tools of one chat or refactor: the built-in ones confined to its workspace, plus the host's extra tools. */
+    toolKit(request: Omit<ToolKitRequest, 'extraTools' | 'userHome'>): ToolKitExecutor {
+        return createToolKit({ ...request, extraTools: this.options.extraTools?.(request.workspace), userHome: this.options.userHome });
+    }
+
+    /** The skills of a workspace (and the user's, and the extra folders), watched and shared; undefined when skills are off. */
+    skillsFor(workspace: string | undefined, settings: SkillSettings | undefined, projectTrusted: boolean): SkillsEngine | undefined {
+        const roots = skillRootsFor(workspace, settings, projectTrusted, this.options.userHome);
+        if (!roots || this.disposed) {
+            return undefined;
+        }
+        const key = JSON.stringify([workspace ?? '', roots]);
+        let engine = this.skills.get(key);
+        if (!engine) {
+            engine = new SkillsEngine(roots, { workspace }).start();
+            this.skills.set(key, engine);
+        }
+        return engine;
+    }
+
+    dispose(): void {
+        if (this.disposed) {
+            return;
+        }
+        this.disposed = true;
+        for (const stop of this.stopWatching.splice(0)) {
+            stop();
+        }
+        this.pools.clear();
+        for (const engine of this.skills.values()) {
+            engine.dispose();
+        }
+        this.skills.clear();
+    }
+
+    /** Resolved agents and pooled sessions are dropped (of one configuration, or all): the next send resolves again. */
+    private forgetAgents(configuration?: ConfigurationService): void {
+        const pools = configuration ? [this.pools.get(configuration)] : [...this.pools.values()];
+        for (const byPurpose of pools) {
+            for (const manager of byPurpose?.values() ?? []) {
+                manager.clear();
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import { HistoryMessage } from '../context/conversation-history';
+import { Diagnostic } from '../ports/diagnostics';
+import { PermissionAnswer, PermissionRequest } from '../ports/permission-prompt';
+import { createBuiltinTools } from '../tools/builtin-tools';
+import { AnyTool } from '../tools/tool';
+import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
+import { WorkspaceFiles } from '../tools/workspace-files';
+import { defaultSkillRoots, SkillRoot, SkillsEngine } from '../skills/skills-engine';
+
+/**
+ * What the tools ask of the host they run in: the user's permission, the editors' unsaved
+ * text, the problems shown, writes through the editor (undo, dirty state). The IDE answers
+ * through its frontend; the bench from its `--allow` classes, with no editors at all.
+ */
+export interface ToolHost {
+    /** A write or execute tool wants to run: whoever started the request shows the exact arguments and the user answers. */
+    requestToolPermission(ownerId: string, request: PermissionRequest): Promise<PermissionAnswer>;
+    /** The problems the host shows (language servers, linters) for a file path, or all. */
+    getDiagnostics?(path?: string): Promise<Diagnostic[]>;
+    /** The text of an open editor, unsaved changes included; undefined when not open. */
+    readOpenDocument?(path: string): Promise<string | undefined>;
+    /** Writes through the editor model; without it, the tools write the file themselves. */
+    writeDocument?(path: string, content: string, options: { created: boolean }): Promise<void>;
+}
+
+/** The user's tool settings (preferences `qodeassist.tools.*`, or the bench's options). */
+export interface ToolSettings {
+    /** Tools turned off by name. */
+    disabled: string[];
+    /** Programs execute_terminal_command may start; empty: the built-in list for the OS. */
+    allowedCommands: string[];
+    /** Longest a command may run, in seconds. */
+    commandTimeoutSeconds: number;
+    /** Most characters of command output handed to the model (head and tail are kept). */
+    commandOutputLimit: number;
+    /** What build_project runs; empty: no build_project tool. */
+    buildCommand: string;
+    allowOutsideWorkspace: boolean;
+    useGitignore: boolean;
+}
+
+/** The user's skill settings (preferences `qodeassist.skills.*`); absent: on, default folders. */
+export interface SkillSettings {
+    /** Off: no catalog in the prompt, no load_skill tool, no `/` skills. */
+    enabled: boolean;
+    /** More folders holding `<skill>/SKILL.md`, besides the project's and the user's `.qodeassist/skills` and `.claude/skills`. */
+    folders: string[];
+}
+
+export interface ToolKitRequest {
+    /** Who asks the user and reaches the editors; without one, write and execute tools are denied. */
+    host: ToolHost | undefined;
+    /** The chat or refactor the tools run for: permission prompts and "allow for this chat" belong to it. */
+    ownerId: string;
+    workspace: string;
+    /**
+     * Whether the user trusts the workspace. Untrusted, the tools that run programs (the terminal, the
+     * build) are not offered: `git status` runs a repository's fsmonitor and hooks, `npm test` its scripts.
+     */
+    projectTrusted: boolean;
+    settings: Partial<ToolSettings> | undefined;
+    /** Offers load_skill when given (the chat); the refactor has no skills. */
+    skills?: SkillsEngine;
+    /** The history a summary chat was made from, for read_original_history. */
+    originalHistory?: () => readonly HistoryMessage[];
+    /** More tools, asked for at every request (the MCP hub's, which come and go with their servers). */
+    extraTools?: () => readonly AnyTool[];
+    /**
+     * Someone else already asked the user for each call (Theia AI's chat confirms its tool calls),
+     * so write and execute tools run without asking a second time — but a write to a protected
+     * place (configuration, ignore rules) still asks through the host.
+     */
+    confirmedByCaller?: boolean;
+    /** The user's home, for the user's skill folders (tests and the bench point it elsewhere). */
+    userHome?: string;
+}
+
+/** Built-in tools that start programs in the workspace: offered only in a trusted one. */
+const RUNS_PROGRAMS: ReadonlySet<string> = new Set(['execute_terminal_command', 'build_project']);
+
+/** The built-in tools confined to a workspace folder, and the extra ones; write and execute ask the user through the host first. */
+export function createToolKit(request: ToolKitRequest): ToolKitExecutor {
+    const { host, ownerId, workspace, settings } = request;
+    const registry = new ToolContributorRegistry();
+    const getDiagnostics = host?.getDiagnostics?.bind(host);
+    const tools = createBuiltinTools({
+        workspace, allowedCommands: settings?.allowedCommands, commandTimeoutMs: (settings?.commandTimeoutSeconds ?? 60) * 1000,
+        commandOutputLimit: settings?.commandOutputLimit, buildCommand: settings?.buildCommand, skills: request.skills,
+        // Only a host that shows problems (an IDE) offers get_diagnostics; the bench has none to show.
+        diagnostics: getDiagnostics ? { get: async path => getDiagnostics(path) } : undefined,
+        originalHistory: request.originalHistory
+    });
+    const offered = request.projectTrusted ? tools : tools.filter(tool => !RUNS_PROGRAMS.has(tool.name));
+    registry.register(() => offered);
+    if (request.extraTools) {
+        registry.register(request.extraTools);
+    }
+    const writeDocument = host?.writeDocument?.bind(host);
+    return new ToolKitExecutor(registry, ownerId, {
+        files: new WorkspaceFiles([workspace], { allowOutside: settings?.allowOutsideWorkspace, useGitignore: settings?.useGitignore ?? true }),
+        documents: { readOpen: async path => host?.readOpenDocument?.(path) },
+        writer: writeDocument ? { write: async (path, content, options) => writeDocument(path, content, options) } : undefined,
+        disabled: new Set(settings?.disabled ?? []),
+        // A protected write asks through our own prompt even when the caller confirmed the call.
+        permissions: {
+            ask: async permission => request.confirmedByCaller && permission.protectedPath === undefined ? 'allow-once' : host ? host.requestToolPermission(ownerId, permission) : 'deny'
+        }
+    });
+}
+
+/**
+ * Where the chat finds skills: the project's (in a trusted workspace) and the user's `.qodeassist/skills`
+ * and `.claude/skills`, then the extra folders of `qodeassist.skills.folders`. Undefined when the user
+ * turned skills off.
+ */
+export function skillRootsFor(workspace: string | undefined, settings: SkillSettings | undefined, projectTrusted: boolean, userHome?: string): SkillRoot[] | undefined {
+    if (settings?.enabled === false) {
+        return undefined;
+    }
+    const folders = settings?.folders.filter(folder => folder.trim()) ?? [];
+    return [...defaultSkillRoots(projectTrusted ? workspace : undefined, userHome), ...folders.map(dir => ({ dir, scope: 'user' as const }))];
+}

@@ -1,0 +1,113 @@
+/**
+ * The limits of one request: how long to wait for the provider and how many tool rounds to
+ * run. Built-in defaults, then an agent's `[limits]` table, then the user's settings
+ * (`qodeassist.limits.*`); every error a limit produces names the setting that raises it.
+ */
+export interface RequestLimits {
+    /** Seconds from sending a request until the response headers arrive, per attempt. */
+    connectSeconds: number;
+    /** Longest silence between two chunks of an answer, in seconds. */
+    idleSeconds: number;
+    /** Seconds for one whole answer of the model: every connection attempt and every chunk (each tool round is its own answer). */
+    totalSeconds: number;
+    /** Tool rounds one request may run before it is stopped. */
+    maxToolRounds: number;
+}
+
+export type LimitName = keyof RequestLimits;
+
+/** Some limits; an absent (or non-positive) one leaves the value below it in force. */
+export type LimitOverrides = Partial<RequestLimits>;
+
+export const LIMIT_NAMES: readonly LimitName[] = ['connectSeconds', 'idleSeconds', 'totalSeconds', 'maxToolRounds'];
+
+/** Generous for chat and agentic work: a reasoning model may think for minutes before it answers. */
+export const DEFAULT_LIMITS: Readonly<RequestLimits> = { connectSeconds: 30, idleSeconds: 120, totalSeconds: 600, maxToolRounds: 30 };
+
+/** Each limit's key in an agent's `[limits]` table. */
+export const LIMIT_TOML_KEYS: Readonly<Record<LimitName, string>> = {
+    connectSeconds: 'connect', idleSeconds: 'idle', totalSeconds: 'total', maxToolRounds: 'max_tool_rounds'
+};
+
+/** Each limit's user setting. */
+export const LIMIT_SETTINGS: Readonly<Record<LimitName, string>> = {
+    connectSeconds: 'qodeassist.limits.connectSeconds', idleSeconds: 'qodeassist.limits.idleSeconds',
+    totalSeconds: 'qodeassist.limits.totalSeconds', maxToolRounds: 'qodeassist.limits.maxToolRounds'
+};
+
+/** Where a limit's value came from. */
+export type LimitSource = 'default' | 'agent' | 'setting';
+
+/** The limits in force for one request, with where each came from: what a limit error needs to say how to raise it. */
+export interface EffectiveLimits {
+    values: RequestLimits;
+    from: Record<LimitName, LimitSource>;
+    /** The agent's file as the user knows it (a path, or `bundled:agents/…`). */
+    agentFile?: string;
+}
+
+/** How the user raises a limit that was hit: the clause ending a limit error ("raise … or the setting …."). */
+export type LimitAdvice = (limit: LimitName) => string;
+
+function usable(value: number | undefined): value is number {
+    return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
+
+export interface LimitLayers {
+    /** The host's own defaults over the built-in ones (e.g. a benchmark's longer tool runs). */
+    defaults?: LimitOverrides;
+    /** The agent's `[limits]`. */
+    agent?: LimitOverrides;
+    /** The user's settings (`qodeassist.limits.*`). */
+    settings?: LimitOverrides;
+    /** The agent's file, for the advice. */
+    agentFile?: string;
+}
+
+/** Built-in default (← the host's defaults) ← the agent's `[limits]` ← the user's settings; absent or non-positive values are skipped. */
+export function effectiveLimits(layers: LimitLayers = {}): EffectiveLimits {
+    const { defaults, agent, settings, agentFile } = layers;
+    const values = { ...DEFAULT_LIMITS };
+    const from = {} as Record<LimitName, LimitSource>;
+    for (const name of LIMIT_NAMES) {
+        const fromSetting = settings?.[name];
+        const fromAgent = agent?.[name];
+        const fromHost = defaults?.[name];
+        if (usable(fromSetting)) {
+            values[name] = fromSetting;
+            from[name] = 'setting';
+        } else if (usable(fromAgent)) {
+            values[name] = fromAgent;
+            from[name] = 'agent';
+        } else {
+            values[name] = usable(fromHost) ? fromHost : DEFAULT_LIMITS[name];
+            from[name] = 'default';
+        }
+    }
+    // A round count is whole; a setting of 2.5 means 2.
+    values.maxToolRounds = Math.max(1, Math.floor(values.maxToolRounds));
+    return { values, from, ...(agentFile !== undefined ? { agentFile } : {}) };
+}
+
+/**
+ * Exactly where to raise a limit: the setting when it is what set the value (it wins over
+ * the agent file), otherwise the agent's `[limits]` key or the setting. A bundled file
+ * cannot be edited, so its advice says to copy it into the user's agents folder.
+ */
+export function raiseLimitAdvice(limit: LimitName, limits?: Pick<EffectiveLimits, 'from' | 'agentFile'>): string {
+    const setting = LIMIT_SETTINGS[limit];
+    const key = `[limits] ${LIMIT_TOML_KEYS[limit]}`;
+    if (limits?.from[limit] === 'setting') {
+        return `raise the setting ${setting} (it overrides ${key} of the agent file).`;
+    }
+    const file = limits?.agentFile;
+    const where = file === undefined ? 'the agent\'s file'
+        : file.startsWith('bundled:') ? `a copy of the agent file ${file.slice('bundled:'.length)} in ~/.qodeassist/agents/`
+            : `the agent file ${file}`;
+    return `raise ${key} in ${where} or the setting ${setting}.`;
+}
+
+/** Seconds as people write them: `600 s`, `0.2 s`. */
+export function formatSeconds(ms: number): string {
+    return `${Number((ms / 1000).toFixed(3))} s`;
+}

@@ -1,0 +1,428 @@
+import type { ContentRef, ContextManifest } from '@qodeassist/core';
+import { DisposableCollection, nls } from '@theia/core';
+import URI from '@theia/core/lib/common/uri';
+import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
+import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
+import { FileDialogService } from '@theia/filesystem/lib/browser/file-dialog/file-dialog-service';
+import { FileService } from '@theia/filesystem/lib/browser/file-service';
+import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
+import {
+    AgentChoice, ATTACHMENT_LIMITS, ChatSendOptions, OpenedChat, QodeAssistChatService, RoleChoice, SkillChoice
+} from '../../common/chat-protocol';
+import { QodeAssistPreferences, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
+import { ChatComposerPort, OutgoingAttachment } from './chat-controller';
+import { applySuggestion, mentionsIn, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
+
+const ESTIMATE_DELAY_MS = 300;
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+
+export interface Attachment extends OutgoingAttachment {
+    /** Kept until sent: when the view switches chats (summarize, open), the copy is made again beside the new one. */
+    bytes: Uint8Array;
+}
+
+export interface Suggestions {
+    trigger: SuggestionTrigger;
+    items: Array<{ value: string; detail?: string }>;
+    index: number;
+}
+
+/** A file to attach whose bytes are read only when it is uploaded. */
+export interface AttachmentSource {
+    name: string;
+    mediaType: string;
+    bytes(): Promise<Uint8Array>;
+}
+
+/** What the composer needs of its chat: whether a request is in flight, and the backend chat to copy attachments beside. */
+export interface ComposerChat {
+    readonly busy: boolean;
+    ensureChat(): Promise<string>;
+}
+
+function toBase64(bytes: Uint8Array): string {
+    let binary = '';
+    for (let offset = 0; offset < bytes.length; offset += 0x8000) {
+        binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
+    }
+    return btoa(binary);
+}
+
+export function mediaTypeOf(name: string, given?: string): string {
+    if (given) {
+        return given;
+    }
+    return IMAGE_TYPES[name.split('.').pop()?.toLowerCase() ?? ''] ?? 'text/plain';
+}
+
+/**
+ * The next message of one chat as the user composes it: the draft text, attachments, linked
+ * files, @-mention and /skill suggestions, the agent and role pickers and the token counter's estimate.
+ */
+@injectable()
+export class ChatComposer implements ChatComposerPort {
+    @inject(QodeAssistChatService) protected readonly chatService: QodeAssistChatService;
+    @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
+    @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
+    @inject(EditorManager) protected readonly editors: EditorManager;
+    @inject(FileService) protected readonly files: FileService;
+    @inject(FileDialogService) protected readonly fileDialogs: FileDialogService;
+
+    draft = '';
+    inputElement: HTMLTextAreaElement | null = null;
+    attachments: Attachment[] = [];
+    linked: string[] = [];
+    syncOpenEditors = false;
+    agent = '';
+    role = '';
+    agents: AgentChoice[] = [];
+    roles: RoleChoice[] = [];
+    protected skillChoices: SkillChoice[] = [];
+    suggestions: Suggestions | undefined;
+    estimate: ContextManifest | undefined;
+    showManifest = false;
+    /** Why the last message or attachment did not go. */
+    error: string | undefined;
+
+    protected chat: ComposerChat | undefined;
+    protected update: () => void = () => undefined;
+    protected estimateTimer: ReturnType<typeof setTimeout> | undefined;
+    protected estimateGeneration = 0;
+    protected readonly toDispose = new DisposableCollection();
+    protected disposed = false;
+
+    @postConstruct()
+    protected init(): void {
+        this.agent = this.preferences['qodeassist.chat.agent'];
+        this.role = this.preferences['qodeassist.chat.role'];
+        this.syncOpenEditors = this.preferences['qodeassist.chat.syncOpenEditors'];
+        this.toDispose.push(this.editors.onCreated(() => this.syncOpenEditors && this.scheduleEstimate()));
+        this.toDispose.push({ dispose: () => clearTimeout(this.estimateTimer) });
+    }
+
+    /** Joins the composer to its chat and its view (which renders on `update`). */
+    connect(chat: ComposerChat, update: () => void): void {
+        this.chat = chat;
+        this.update = update;
+    }
+
+    dispose(): void {
+        this.disposed = true;
+        this.toDispose.dispose();
+    }
+
+    /** The draft as typed: the text area when it is shown. */
+    text(): string {
+        return this.inputElement?.value ?? this.draft;
+    }
+
+    focus(): void {
+        this.inputElement?.focus();
+    }
+
+    sendOnEnter(): boolean {
+        return this.preferences['qodeassist.chat.sendOnEnter'];
+    }
+
+    get workspacePath(): string | undefined {
+        return this.workspace.tryGetRoots()[0]?.resource.path.fsPath();
+    }
+
+    // ---- what the controller asks ----
+
+    sendOptions(): ChatSendOptions {
+        const root = this.workspace.tryGetRoots()[0];
+        const current = this.editors.currentEditor?.editor.uri;
+        return {
+            workspacePath: root?.resource.path.fsPath(),
+            project: root?.name,
+            file: current && root ? root.resource.relative(current)?.toString() : undefined,
+            agent: this.agent || undefined,
+            role: this.role || undefined,
+            linked: this.linkedPaths(),
+            tools: toolSettingsOf(this.preferences),
+            skills: skillSettingsOf(this.preferences)
+        };
+    }
+
+    skills(): readonly SkillChoice[] {
+        return this.skillChoices;
+    }
+
+    hasAttachments(): boolean {
+        return this.attachments.length > 0;
+    }
+
+    attachmentRefs(): ContentRef[] {
+        return this.attachments.map(attachment => attachment.ref);
+    }
+
+    async take(text: string): Promise<OutgoingAttachment[]> {
+        const mentioned = await this.attachMentions(text);
+        const attachments = [...this.attachments, ...mentioned];
+        this.draft = '';
+        if (this.inputElement) {
+            this.inputElement.value = '';
+        }
+        this.attachments = [];
+        this.estimate = undefined;
+        return attachments.map(({ ref, view }) => ({ ref, view }));
+    }
+
+    showProblem(reason: string | undefined): void {
+        this.error = reason;
+    }
+
+    async follow(opened: OpenedChat): Promise<void> {
+        if (opened.chat?.agent !== undefined) {
+            this.agent = opened.chat.agent;
+        }
+        if (opened.chat?.role !== undefined) {
+            this.role = opened.chat.role;
+        }
+        await this.adoptAttachments();
+        this.scheduleEstimate();
+    }
+
+    // ---- attachments and linked files ----
+
+    /** `@path` mentions of workspace files go along as attachments: a copy of the file as it is now. */
+    protected async attachMentions(text: string): Promise<Attachment[]> {
+        const root = this.workspace.tryGetRoots()[0];
+        if (!root) {
+            return [];
+        }
+        const attached: Attachment[] = [];
+        for (const path of mentionsIn(text)) {
+            const uri = root.resource.resolve(path);
+            if (!await this.files.exists(uri)) {
+                continue;
+            }
+            const open = this.editors.all.find(widget => widget.editor.uri.isEqual(uri));
+            const content = open ? open.editor.document.getText() : (await this.files.read(uri)).value;
+            attached.push(await this.upload(path, 'text/plain', new TextEncoder().encode(content)));
+        }
+        return attached;
+    }
+
+    /** Attachments waiting in the composer were copied beside the previous chat; the new one gets its own copies. */
+    protected async adoptAttachments(): Promise<void> {
+        const waiting = this.attachments;
+        this.attachments = [];
+        for (const attachment of waiting) {
+            try {
+                this.attachments = [...this.attachments, await this.upload(attachment.view.name, attachment.view.mediaType, attachment.bytes)];
+            } catch (error) {
+                this.error = error instanceof Error ? error.message.replace(/^Request failed: /, '') : String(error);
+            }
+        }
+    }
+
+    protected async upload(name: string, mediaType: string, bytes: Uint8Array): Promise<Attachment> {
+        const image = mediaType.startsWith('image/');
+        const limit = image ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.textBytes;
+        if (bytes.length > limit) {
+            throw new Error(`"${name}" is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; the chat takes ${image ? 'images' : 'files'} up to ${(limit / 1024 / 1024).toFixed(1)} MB.`);
+        }
+        const ref = await this.chatService.attach(await this.requireChat().ensureChat(), name, mediaType, toBase64(bytes));
+        return { ref, view: { name, mediaType }, bytes };
+    }
+
+    async addAttachments(files: AttachmentSource[]): Promise<void> {
+        this.error = undefined;
+        for (const file of files) {
+            try {
+                this.attachments = [...this.attachments, await this.upload(file.name, file.mediaType, await file.bytes())];
+            } catch (error) {
+                this.error = error instanceof Error ? error.message.replace(/^Request failed: /, '') : String(error);
+            }
+        }
+        this.scheduleEstimate();
+        this.update();
+    }
+
+    async attachFromDialog(): Promise<void> {
+        const uris = await this.fileDialogs.showOpenDialog({ title: nls.localize('qodeassist/chat/attachTitle', 'Attach files or images'), canSelectFiles: true, canSelectFolders: false, canSelectMany: true });
+        if (uris) {
+            await this.attachUris(Array.isArray(uris) ? uris : [uris]);
+        }
+    }
+
+    async attachUris(uris: URI[]): Promise<void> {
+        await this.addAttachments(uris.map(uri => ({
+            name: uri.path.base, mediaType: mediaTypeOf(uri.path.base),
+            bytes: async () => (await this.files.readFile(uri)).value.buffer
+        })));
+    }
+
+    removeAttachment(attachment: Attachment): void {
+        this.attachments = this.attachments.filter(candidate => candidate !== attachment);
+        this.scheduleEstimate();
+        this.update();
+    }
+
+    linkCurrentFile(): void {
+        const uri = this.editors.currentEditor?.editor.uri;
+        if (uri?.scheme === 'file' && !this.linked.includes(uri.path.fsPath())) {
+            this.linked = [...this.linked, uri.path.fsPath()];
+            this.scheduleEstimate();
+            this.update();
+        }
+    }
+
+    unlink(path: string): void {
+        this.linked = this.linked.filter(candidate => candidate !== path);
+        this.scheduleEstimate();
+        this.update();
+    }
+
+    /** Linked files, plus every open editor when synced. */
+    linkedPaths(): string[] {
+        const paths = new Set(this.linked);
+        if (this.syncOpenEditors) {
+            for (const widget of this.editors.all) {
+                if (widget.editor.uri.scheme === 'file') {
+                    paths.add(widget.editor.uri.path.fsPath());
+                }
+            }
+        }
+        return [...paths];
+    }
+
+    relativePath(path: string): string {
+        const root = this.workspacePath;
+        return root && path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path;
+    }
+
+    // ---- pickers, suggestions and the token counter ----
+
+    /** The user typed: the counter follows, and an @ or / offers what it could complete to. */
+    draftChanged(text: string): void {
+        this.draft = text;
+        this.scheduleEstimate();
+        void this.updateSuggestions();
+    }
+
+    setSyncOpenEditors(sync: boolean): void {
+        this.syncOpenEditors = sync;
+        this.scheduleEstimate();
+        this.update();
+    }
+
+    setAgent(agent: string): void {
+        this.agent = agent;
+        this.scheduleEstimate();
+        this.update();
+    }
+
+    setRole(role: string): void {
+        this.role = role;
+        this.scheduleEstimate();
+        this.update();
+    }
+
+    async loadChoices(): Promise<void> {
+        try {
+            const workspace = this.workspacePath;
+            [this.agents, this.roles, this.skillChoices] = await Promise.all([
+                this.chatService.listAgents(workspace), this.chatService.listRoles(workspace), this.chatService.listSkills(workspace, skillSettingsOf(this.preferences))
+            ]);
+            this.update();
+        } catch {
+            // The pickers stay as they were; sending reports configuration problems with their fix.
+        }
+    }
+
+    async updateSuggestions(): Promise<void> {
+        const input = this.inputElement;
+        const trigger = input ? triggerAt(input.value, input.selectionStart ?? input.value.length) : undefined;
+        if (!trigger) {
+            if (this.suggestions) {
+                this.suggestions = undefined;
+                this.update();
+            }
+            return;
+        }
+        let items: Suggestions['items'];
+        if (trigger.kind === 'skill') {
+            items = this.skillChoices.filter(skill => skill.name.startsWith(trigger.query)).map(skill => ({ value: skill.name, detail: skill.description }));
+        } else {
+            const open = this.editors.all.filter(widget => widget.editor.uri.scheme === 'file').map(widget => this.relativePath(widget.editor.uri.path.fsPath()));
+            const workspace = this.workspacePath;
+            const found = workspace ? await this.chatService.findFiles(workspace, trigger.query, { useGitignore: this.preferences['qodeassist.tools.useGitignore'] }) : [];
+            const current = this.inputElement ? triggerAt(this.inputElement.value, this.inputElement.selectionStart ?? 0) : undefined;
+            if (current?.query !== trigger.query || current.kind !== trigger.kind) {
+                return;
+            }
+            items = rankMentions(trigger.query, open, found).map(path => ({ value: path, detail: open.includes(path) ? nls.localize('qodeassist/chat/openEditor', 'open editor') : undefined }));
+        }
+        this.suggestions = items.length > 0 ? { trigger, items, index: 0 } : undefined;
+        this.update();
+    }
+
+    /** Moves the highlighted suggestion down (1) or up (-1), around the ends. */
+    moveSuggestion(step: 1 | -1): void {
+        const suggestions = this.suggestions;
+        if (suggestions) {
+            suggestions.index = (suggestions.index + step + suggestions.items.length) % suggestions.items.length;
+            this.update();
+        }
+    }
+
+    closeSuggestions(): void {
+        if (this.suggestions) {
+            this.suggestions = undefined;
+            this.update();
+        }
+    }
+
+    choose(value: string): void {
+        const input = this.inputElement;
+        if (!input || !this.suggestions) {
+            return;
+        }
+        const next = applySuggestion(input.value, input.selectionStart ?? input.value.length, this.suggestions.trigger, value);
+        input.value = next.text;
+        this.draft = next.text;
+        input.setSelectionRange(next.caret, next.caret);
+        input.focus();
+        this.suggestions = undefined;
+        this.scheduleEstimate();
+        this.update();
+    }
+
+    toggleManifest(): void {
+        this.showManifest = !this.showManifest;
+        this.update();
+    }
+
+    scheduleEstimate(): void {
+        clearTimeout(this.estimateTimer);
+        this.estimateTimer = setTimeout(() => void this.refreshEstimate(), ESTIMATE_DELAY_MS);
+    }
+
+    protected async refreshEstimate(): Promise<void> {
+        if (!this.chat || this.chat.busy || this.disposed) {
+            return;
+        }
+        const generation = ++this.estimateGeneration;
+        try {
+            const chatId = await this.chat.ensureChat();
+            const estimate = await this.chatService.estimate(chatId, { text: this.text(), attachments: this.attachmentRefs() }, this.sendOptions());
+            // An older estimate that answers late must not replace a newer one.
+            if (generation === this.estimateGeneration) {
+                this.estimate = estimate;
+                this.update();
+            }
+        } catch {
+            this.estimate = undefined;
+        }
+    }
+
+    protected requireChat(): ComposerChat {
+        if (!this.chat) {
+            throw new Error('The composer is not connected to a chat.');
+        }
+        return this.chat;
+    }
+}

@@ -1,0 +1,345 @@
+import type { ContentRef, ErrorInfo, FileEditRecord } from '@qodeassist/core';
+import type {
+    ChatEvent, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, PermissionRequest, QodeAssistChatService, SkillChoice
+} from '../../common/chat-protocol';
+import type { PendingPermission } from '../shared/pending-permission';
+import { AttachmentView, ChatMessage, ChatTranscript, ToolActivity } from './chat-transcript';
+
+interface Disposable {
+    dispose(): void;
+}
+
+/** What a chat view remembers across reloads: the saved chat it shows. */
+export interface ChatViewState {
+    chatId: string;
+    location: ChatStorage['location'];
+}
+
+/** What the backend pushes to this window (the tool-host client): session events, notices, and the permission prompts of a session. */
+export interface ChatEventSource {
+    onDidReceiveSessionEvents(listener: (envelope: { sessionId: string; events: ChatEvent[] }) => unknown): Disposable;
+    onDidReceiveNotice(listener: (notice: { chatId: string; message: string }) => unknown): Disposable;
+    setPermissionHandler(sessionId: string, handler: (request: PermissionRequest) => Promise<PermissionAnswer>): Disposable;
+}
+
+/** Takes a tool's file edit back or applies it again (ChatFileEdits). */
+export interface FileEditPort {
+    undo(record: FileEditRecord): Promise<void>;
+    reapply(record: FileEditRecord): Promise<void>;
+}
+
+/** An attachment as it goes with a message: the backend's reference and what the transcript shows. */
+export interface OutgoingAttachment {
+    ref: ContentRef;
+    view: AttachmentView;
+}
+
+/** What the controller needs of the composer: the draft's attachments, the request options, and where to say what went wrong. */
+export interface ChatComposerPort {
+    /** Workspace, current file, agent, role, linked files, tools and skills of the next request. */
+    sendOptions(): ChatSendOptions;
+    /** The skills a message may invoke as `/name`. */
+    skills(): readonly SkillChoice[];
+    hasAttachments(): boolean;
+    /** What is attached now: the estimate that decides auto-compress counts it. */
+    attachmentRefs(): ContentRef[];
+    /**
+     * Empties the composer and returns what goes with `text`: its attachments and copies of the
+     * @-mentioned files. Throws, and keeps the draft, when a copy cannot be made.
+     */
+    take(text: string): Promise<OutgoingAttachment[]>;
+    /** Shows why the message did not go; undefined clears it. */
+    showProblem(reason: string | undefined): void;
+    /** The token counter asks for a new estimate soon. */
+    scheduleEstimate(): void;
+    /** Another chat is shown: its agent and role, and the waiting attachments copied beside it. */
+    follow(opened: OpenedChat): Promise<void>;
+}
+
+/** What the controller needs of the view and the IDE around it. */
+export interface ChatControllerHost {
+    /** Where chats are saved unless the chat shown says otherwise. */
+    historyLocation(): ChatStorage['location'];
+    workspacePath(): string | undefined;
+    /** Summarize first when the next send would fill more than this percent of the context; 0 is off. */
+    autoCompressPercent(): number;
+    /** Why QodeAssist must not send now (off for this project, AI off in the IDE), if so. */
+    offReason(): string | undefined;
+    /** Render the whole view; `reveal` brings the newest content into view. */
+    update(reveal?: boolean): void;
+    /** The streaming answer changed; `ended` when its request ended. */
+    streamed(ended: boolean): void;
+    /** A request failed the way a missing or broken setup fails (Auth, Network, Config). */
+    checkSetup(): void;
+    /** A chat is now shown (opened, or a summary): its title. */
+    chatShown(opened: OpenedChat): void;
+}
+
+export interface ChatControllerDeps {
+    service: QodeAssistChatService;
+    client: ChatEventSource;
+    edits: FileEditPort;
+    composer: ChatComposerPort;
+    host: ChatControllerHost;
+}
+
+/** Failures that mean the chat may have no reachable agent: the view offers the Quick Setup again. */
+const SETUP_CATEGORIES: ReadonlyArray<ErrorInfo['category']> = ['Auth', 'Network', 'Config'];
+
+/**
+ * One chat, bound to one backend session: sends, stops, summarizes, and turns the session's
+ * events into the transcript. Plain TypeScript over the chat service; the view renders what it holds.
+ */
+export class ChatController implements Disposable {
+    readonly transcript = new ChatTranscript();
+    /** Tool permission requests waiting for the user; the streaming answer shows them. */
+    permissions: readonly PendingPermission[] = [];
+    summarizing = false;
+    /** Something about the chat that is not a request's outcome (could not be saved, summarizing failed). */
+    notice: string | undefined;
+    /** The saved chat shown, once it has one. */
+    savedChat: ChatViewState | undefined;
+
+    /** The backend chat shown; its id is also the saved chat's id. */
+    protected chatId: Promise<string> | undefined;
+    protected storageLocation: ChatStorage['location'] | undefined;
+    protected nextPermissionId = 1;
+    protected readonly chatBinding: Disposable[] = [];
+    protected readonly subscriptions: Disposable[] = [];
+
+    constructor(protected readonly deps: ChatControllerDeps) {
+        this.subscriptions.push(
+            deps.client.onDidReceiveSessionEvents(({ sessionId, events }) => this.onSessionEvents(sessionId, events)),
+            deps.client.onDidReceiveNotice(({ chatId, message }) => this.onNotice(chatId, message))
+        );
+    }
+
+    /** A request is in flight or a summary is being made: nothing else is sent meanwhile. */
+    get busy(): boolean {
+        return this.transcript.pending !== undefined || this.summarizing;
+    }
+
+    /** The id of the chat shown now, if any. */
+    async currentChatId(): Promise<string | undefined> {
+        return this.chatId;
+    }
+
+    storage(location = this.storageLocation ?? this.deps.host.historyLocation()): ChatStorage {
+        return { location, workspacePath: this.deps.host.workspacePath() };
+    }
+
+    /** The backend chat of this view, opened on first use. */
+    ensureChat(): Promise<string> {
+        if (!this.chatId) {
+            const location = this.storage().location;
+            this.storageLocation = location;
+            this.chatId = this.deps.service.openSession(this.storage(location)).then(opened => this.bind(opened.chatId));
+            this.chatId.catch(() => { this.chatId = undefined; });
+        }
+        return this.chatId;
+    }
+
+    /** Sends `text` with what the composer holds; a send the backend did not take fails the answer it began. */
+    async send(text: string): Promise<void> {
+        const { service, composer, host } = this.deps;
+        const message = text.trim();
+        if ((!message && !composer.hasAttachments()) || this.busy) {
+            return;
+        }
+        const off = host.offReason();
+        if (off) {
+            composer.showProblem(off);
+            host.update();
+            return;
+        }
+        composer.showProblem(undefined);
+        try {
+            // Summarize first: what is uploaded from here on belongs to the chat that will be sent.
+            if (await this.autoCompress(message)) {
+                host.update();
+            }
+            const attachments = await composer.take(message);
+            const invoked = /^\/([a-z0-9-]{1,64})(?:\s+([\s\S]*))?$/.exec(message);
+            const skill = invoked && composer.skills().some(candidate => candidate.name === invoked[1]) ? invoked : undefined;
+            this.transcript.beginTurn(skill ? skill[2]?.trim() ?? '' : message, attachments.map(attachment => attachment.view), skill?.[1]);
+            host.update(true);
+            const input: ChatInput = { text: message, attachments: attachments.map(attachment => attachment.ref) };
+            const chatId = await this.ensureChat();
+            await service.send(chatId, input, composer.sendOptions());
+            this.savedChat = { chatId, location: this.storage().location };
+        } catch (error) {
+            const reason = error instanceof Error ? error.message : String(error);
+            if (this.transcript.pending) {
+                this.chatId = undefined;
+                this.transcript.failPending({ category: 'Network', message: `The QodeAssist backend could not take the message: ${reason}` });
+            } else {
+                composer.showProblem(reason);
+            }
+            host.update();
+        }
+    }
+
+    /** Summarizes first when the next send would fill more of the context than the user allows. */
+    protected async autoCompress(text: string): Promise<boolean> {
+        const percent = this.deps.host.autoCompressPercent();
+        if (!percent || !this.chatId || this.transcript.messages.length === 0) {
+            return false;
+        }
+        const { composer } = this.deps;
+        const manifest = await this.deps.service.estimate(await this.chatId, { text, attachments: composer.attachmentRefs() }, composer.sendOptions());
+        if (!manifest || manifest.estimate * 100 <= manifest.limit * percent) {
+            return false;
+        }
+        await this.summarize();
+        return true;
+    }
+
+    /** Denies what waits for permission and cancels the request in flight. */
+    async stop(): Promise<void> {
+        this.denyPermissions();
+        if (this.chatId && this.transcript.pending) {
+            await this.deps.service.cancel(await this.chatId);
+        }
+    }
+
+    /** Replaces the conversation by a summary in a new chat linked to this one; the original stays saved. */
+    async summarize(): Promise<void> {
+        if (!this.chatId || this.summarizing || this.transcript.messages.length === 0) {
+            return;
+        }
+        this.summarizing = true;
+        this.notice = undefined;
+        this.deps.host.update();
+        try {
+            const opened = await this.deps.service.summarize(await this.chatId, this.deps.composer.sendOptions());
+            await this.showChat(opened, this.storage().location);
+        } catch (error) {
+            this.notice = `Summarizing failed: ${error instanceof Error ? error.message : String(error)}`;
+        } finally {
+            this.summarizing = false;
+            this.deps.host.update();
+        }
+    }
+
+    /** Shows a saved chat: a new session seeded with its history. */
+    async openSaved(chatId: string, location: ChatStorage['location'] = this.storage().location): Promise<void> {
+        await this.stop();
+        const previous = this.chatId;
+        this.chatId = undefined;
+        if (previous) {
+            await previous.then(async id => {
+                if (id !== chatId) {
+                    await this.deps.service.closeSession(id);
+                }
+            }).catch(() => undefined);
+        }
+        try {
+            this.storageLocation = location;
+            const opened = await this.deps.service.openSession(this.storage(location), chatId);
+            await this.showChat(opened, location);
+        } catch (error) {
+            this.notice = error instanceof Error ? error.message : String(error);
+            this.deps.host.update();
+        }
+    }
+
+    answerPermission(pending: PendingPermission, answer: PermissionAnswer): void {
+        this.permissions = this.permissions.filter(candidate => candidate !== pending);
+        pending.answer(answer);
+        this.deps.host.update();
+    }
+
+    /** Undoes or applies again the edits of a message's tools; the saved chat remembers each that worked. */
+    async setEdit(message: ChatMessage, tools: ToolActivity[], state: 'applied' | 'undone'): Promise<void> {
+        const chatId = this.chatId ? await this.chatId : undefined;
+        // Edits of one file build on each other: take them back newest first, apply them again oldest first.
+        for (const tool of state === 'undone' ? [...tools].reverse() : tools) {
+            const edit = tool.edit;
+            if (!edit || edit.state === state) {
+                continue;
+            }
+            try {
+                await (state === 'undone' ? this.deps.edits.undo(edit.record) : this.deps.edits.reapply(edit.record));
+                edit.state = state;
+                edit.problem = undefined;
+                if (chatId) {
+                    await this.deps.service.setEditState(chatId, edit.id, state);
+                }
+            } catch (error) {
+                edit.problem = error instanceof Error ? error.message : String(error);
+            }
+        }
+        this.transcript.touch(message);
+        this.deps.host.update();
+    }
+
+    dispose(): void {
+        // A prompt nobody can answer any more must not hold the backend's tool loop.
+        this.denyPermissions();
+        for (const disposable of [...this.subscriptions.splice(0), ...this.chatBinding.splice(0)]) {
+            disposable.dispose();
+        }
+        const chat = this.chatId;
+        this.chatId = undefined;
+        void chat?.then(id => this.deps.service.closeSession(id)).catch(() => undefined);
+    }
+
+    protected async onSessionEvents(sessionId: string, events: readonly ChatEvent[]): Promise<void> {
+        if (!this.chatId || sessionId !== await this.chatId.catch(() => undefined)) {
+            return;
+        }
+        let changed = false;
+        let ended = false;
+        for (const event of events) {
+            changed = this.transcript.apply(event) || changed;
+            ended ||= event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled';
+        }
+        if (ended) {
+            this.permissions = [];
+            this.deps.composer.scheduleEstimate();
+            const failed = events.find(event => event.type === 'Failed');
+            if (failed?.type === 'Failed' && SETUP_CATEGORIES.includes(failed.error.category)) {
+                this.deps.host.checkSetup();
+            }
+        }
+        if (changed) {
+            this.deps.host.streamed(ended);
+        }
+    }
+
+    protected async onNotice(chatId: string, message: string): Promise<void> {
+        if (this.chatId && chatId === await this.chatId.catch(() => undefined)) {
+            this.notice = message;
+            this.deps.host.update();
+        }
+    }
+
+    /** Answers this chat's tool permission requests here. */
+    protected bind(chatId: string): string {
+        for (const disposable of this.chatBinding.splice(0)) {
+            disposable.dispose();
+        }
+        this.chatBinding.push(this.deps.client.setPermissionHandler(chatId, request => new Promise<PermissionAnswer>(resolve => {
+            this.permissions = [...this.permissions, { id: this.nextPermissionId++, request, answer: resolve }];
+            this.deps.host.update(true);
+        })));
+        return chatId;
+    }
+
+    protected async showChat(opened: OpenedChat, location: ChatStorage['location']): Promise<void> {
+        this.chatId = Promise.resolve(this.bind(opened.chatId));
+        this.savedChat = { chatId: opened.chatId, location };
+        this.transcript.restore(opened.chat?.history ?? [], opened.chat?.edits ?? {});
+        this.notice = undefined;
+        this.deps.host.chatShown(opened);
+        await this.deps.composer.follow(opened);
+        this.deps.host.update(true);
+    }
+
+    protected denyPermissions(): void {
+        for (const pending of this.permissions) {
+            pending.answer('deny');
+        }
+        this.permissions = [];
+    }
+}

@@ -1,0 +1,134 @@
+import '@theia/core/shared/reflect-metadata';
+import * as assert from 'node:assert/strict';
+import {
+    benchToolSettings, ConfigurationService, DEFAULT_CONTEXT, DEFAULT_POSTPROCESS, EnvironmentSecretsStore, QodeAssistRuntime, runBench
+} from '@qodeassist/core';
+import { ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaChatRecording, openAITextRecording, writeFakeAgents } from '@qodeassist/test';
+import { join } from 'node:path';
+import { QodeAssistChatClient, SessionEvent } from '../common/chat-protocol';
+import { QodeAssistChatServiceImpl } from './chat-service-impl';
+import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
+import { QodeAssistRefactorServiceImpl } from './refactor-service-impl';
+
+/**
+ * The IDE and the bench run the same feature code: for the same inputs, the provider receives
+ * the same request body from the IDE's RPC services as from `qodeassist-bench`.
+ */
+describe('the same request body from the IDE and from the bench', () => {
+    const server = new FakeProviderServer();
+    const fixture = new ConfigFixture();
+    const source = 'export function reverse(text: string): string {\n    <CURSOR>\n}\n';
+    let configuration: ConfigurationService;
+    let runtime: QodeAssistRuntime;
+
+    before(async () => {
+        await server.start();
+        writeFakeAgents(fixture, server.url, 'fake-openai');
+        fixture.project_('agents/fake-instruct.toml', 'schema_version = 1\nname = "fake-instruct"\nextends = "ollama-completion"\nprovider_instance = "fake-ollama-provider"\nmodel = "fake-model"\n');
+        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[completion]\nagents = ["fake-instruct"]\n[refactor]\nagents = ["fake-openai"]\n');
+        fixture.write(join(fixture.workspace, 'src', 'reverse.ts'), source);
+        configuration = new ConfigurationService(fixture.roots);
+    });
+    after(async () => {
+        await server.stop();
+        fixture.dispose();
+    });
+    beforeEach(() => {
+        server.reset();
+        // The bench's user home is --config-dir's parent; the IDE's is the user's home: the same folder here.
+        runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: fixture.root });
+    });
+    afterEach(() => runtime.dispose());
+
+    async function bench(args: string[]): Promise<string> {
+        const out: string[] = [];
+        const err: string[] = [];
+        const code = await runBench([...args, '--workspace', fixture.workspace, '--config-dir', fixture.user, '--trust-workspace'], {
+            out: line => out.push(line), err: line => err.push(line), env: FAKE_KEYS, cwd: fixture.workspace, home: fixture.root, onInterrupt: () => () => undefined
+        });
+        assert.equal(code, 0, err.join('\n'));
+        return out.join('\n');
+    }
+
+    /** The one body the fake provider received since the last reset, parsed. */
+    function received(): unknown {
+        assert.equal(server.requests.length, 1, 'one request');
+        const body = JSON.parse(server.requests[0].body);
+        server.reset();
+        return body;
+    }
+
+    it('chat: the agent, the environment block, the tools and the message', async () => {
+        const events: SessionEvent[] = [];
+        const client = {
+            onSessionEvents: (_id: string, batch: SessionEvent[]) => events.push(...batch), onChatNotice: () => undefined,
+            requestToolPermission: async () => 'deny', getDiagnostics: async () => [], readOpenDocument: async () => undefined, writeDocument: async () => undefined
+        } as QodeAssistChatClient;
+        const chat = new QodeAssistChatServiceImpl(runtime, { forWorkspace: () => configuration }, fixture.root);
+        chat.setClient(client);
+        try {
+            const { chatId } = await chat.openSession({ location: 'user' });
+            server.enqueue({ kind: 'replay', recording: openAITextRecording('Hi.') });
+            await chat.send(chatId, { text: 'what does reverse do?', attachments: [] }, {
+                workspacePath: fixture.workspace, agent: 'fake-openai', tools: { ...benchToolSettings(undefined), disabled: ['get_diagnostics'] }
+            });
+            while (!events.some(event => event.type === 'Finished' || event.type === 'Failed')) {
+                await new Promise(resolve => setTimeout(resolve, 5));
+            }
+            assert.deepEqual(events.filter(event => event.type === 'Failed'), []);
+            const fromIde = received();
+
+            server.enqueue({ kind: 'replay', recording: openAITextRecording('Hi.') });
+            await bench(['chat', '--agent', 'fake-openai', '--message', 'what does reverse do?', '--tools']);
+            assert.deepEqual(received(), fromIde);
+            assert.match(JSON.stringify(fromIde), /Workspace: workspace/, 'the environment block is in both');
+        } finally {
+            await chat.saved();
+            chat.dispose();
+        }
+    });
+
+    it('complete: the completion engine\'s context window, environment and instruct prompt', async () => {
+        const completion = new QodeAssistCompletionServiceImpl(runtime, { forWorkspace: () => configuration });
+        try {
+            server.enqueue({ kind: 'replay', recording: ollamaChatRecording(['return [...text].reverse().join(\'\');']) });
+            const text = source.replace('<CURSOR>', '');
+            const answer = await completion.complete({
+                id: 1, workspacePath: fixture.workspace, file: join(fixture.workspace, 'src', 'reverse.ts'), relativePath: 'src/reverse.ts', language: 'typescript',
+                text, offset: source.indexOf('<CURSOR>'),
+                settings: { ...DEFAULT_CONTEXT, ...DEFAULT_POSTPROCESS, openFilesBudget: 0, useGitignore: true }
+            });
+            assert.equal(answer.error, undefined);
+            const fromIde = received();
+
+            server.enqueue({ kind: 'replay', recording: ollamaChatRecording(['return [...text].reverse().join(\'\');']) });
+            assert.equal(await bench(['complete', '--agent', 'fake-instruct', '--file', 'src/reverse.ts', '--cursor-marker', '<CURSOR>']), answer.text);
+            assert.deepEqual(received(), fromIde);
+        } finally {
+            completion.dispose();
+        }
+    });
+
+    it('refactor: the refactor layer, the environment and the instruction', async () => {
+        const refactor = new QodeAssistRefactorServiceImpl(runtime, { forWorkspace: () => configuration }, fixture.root);
+        refactor.setClient({ onRefactorProgress: () => undefined, requestToolPermission: async () => 'deny', getDiagnostics: async () => [], readOpenDocument: async () => undefined, writeDocument: async () => undefined });
+        try {
+            const fenced = '```ts\nreturn Array.from(text).reverse().join(\'\');\n```';
+            server.enqueue({ kind: 'replay', recording: openAITextRecording(fenced) });
+            const start = source.indexOf('<CURSOR>');
+            const answer = await refactor.refactor({
+                id: 'r1', workspacePath: fixture.workspace, file: join(fixture.workspace, 'src', 'reverse.ts'), relativePath: 'src/reverse.ts', language: 'typescript',
+                text: source, selection: { start, end: start + '<CURSOR>'.length }, cursor: start + '<CURSOR>'.length, instruction: 'use Array.from',
+                agent: 'fake-openai', tools: false, thinking: false, indent: { insertSpaces: true, tabSize: 4 }, openFilesBudget: 0
+            });
+            assert.equal(answer.error, undefined);
+            const fromIde = received();
+
+            server.enqueue({ kind: 'replay', recording: openAITextRecording(fenced) });
+            assert.equal(await bench(['refactor', '--agent', 'fake-openai', '--file', 'src/reverse.ts', '--range', '2:5-2:13', '--instruction', 'use Array.from']), answer.text);
+            assert.deepEqual(received(), fromIde);
+        } finally {
+            refactor.dispose();
+        }
+    });
+});

@@ -89,8 +89,8 @@ export async function runBench(argv: readonly string[], rawIo: BenchIo): Promise
         (command ? io.out : io.err)(USAGE);
         return values.help ? EXIT.finished : EXIT.usage;
     }
+    const context = new BenchContext(values, io);
     try {
-        const context = new BenchContext(values, io);
         switch (command) {
             case 'validate': return context.validate();
             case 'agents': return context.agents();
@@ -105,8 +105,10 @@ export async function runBench(argv: readonly string[], rawIo: BenchIo): Promise
             return EXIT.usage;
         }
         const info = toErrorInfo(error);
-        io.err(`${info.category}: ${info.message}`);
+        io.err(`${info.category}: ${info.message}${info.providerDetail ? `\n  provider said: ${info.providerDetail}` : ''}`);
         return EXIT.failed;
+    } finally {
+        context.dispose();
     }
 }
 
@@ -247,8 +249,12 @@ class BenchContext {
 
     private timedOut = false;
 
-    private finish(outcome: BenchOutcome): number {
+    /** Ends the run's runtime (skills watchers, pools), whichever way the command ended. */
+    dispose(): void {
         this.runtimeCache?.dispose();
+    }
+
+    private finish(outcome: BenchOutcome): number {
         if ('text' in outcome) {
             if (!this.values.json) {
                 this.io.out(outcome.text);

@@ -87,26 +87,19 @@ export async function benchChat(host: BenchHost, request: {
 /** `complete`: the IDE's completion engine — context window, cache, the agent's request, early stop and post-processing. */
 export async function benchComplete(host: BenchHost, request: { agent: string; path: string; relativePath: string; split: CursorSplit }): Promise<BenchOutcome> {
     const configuration = host.configurations.forWorkspace(host.workspace);
-    const completion = configuredCompletionEngine(host.runtime, configuration, { settings: () => DEFAULT_COMPLETION_SETTINGS, agent: request.agent });
-    const controller = new AbortController();
-    const stopWatching = host.onStop(() => controller.abort());
+    const completion = configuredCompletionEngine(host.runtime, configuration, {
+        settings: () => DEFAULT_COMPLETION_SETTINGS, agent: request.agent, onEvents: events => events.forEach(event => printEvent(host, event, () => undefined))
+    });
     const language = languageOfPath(request.path);
     try {
-        const outcome = await completion.engine.complete({
-            file: request.path, relativePath: request.relativePath, language, text: request.split.prefix + request.split.suffix, offset: request.split.prefix.length,
-            environment: await environmentFacts({ workspace: host.workspace, activeFile: request.path, language })
-        }, controller.signal);
-        if (host.json) {
-            host.out(JSON.stringify(outcome));
-        }
-        return { text: outcome.text };
-    } catch (error) {
-        if (error instanceof CancelledError || controller.signal.aborted) {
-            return { cancelled: true };
-        }
-        throw error;
+        return await untilStopped(host, async signal => {
+            const outcome = await completion.engine.complete({
+                file: request.path, relativePath: request.relativePath, language, text: request.split.prefix + request.split.suffix, offset: request.split.prefix.length,
+                environment: await environmentFacts({ workspace: host.workspace, activeFile: request.path, language })
+            }, signal);
+            return { text: outcome.text };
+        });
     } finally {
-        stopWatching();
         completion.dispose();
     }
 }
@@ -130,18 +123,25 @@ export async function benchRefactor(host: BenchHost, request: {
             projectTrusted: isProjectLayerLoaded(host.configurations, host.workspace), settings: request.tools
         })
         : undefined;
-    const controller = new AbortController();
-    const stopWatching = host.onStop(() => controller.abort());
-    try {
+    return untilStopped(host, async signal => {
         const result = await runRefactor({
             target: { filePath: request.relativePath, language, text, selection: request.selection, cursor: request.selection.end },
             instruction: request.instruction, indent,
             environment: await environmentFacts({ workspace: host.workspace, activeFile: request.path, language })
         }, {
-            agent, sessions: host.runtime.sessions(configuration), signal: controller.signal, tools: tools ? { tools: tools.definitions(), executor: tools } : undefined,
+            agent, sessions: host.runtime.sessions(configuration), signal, tools: tools ? { tools: tools.definitions(), executor: tools } : undefined,
             onEvents: events => events.forEach(event => printEvent(host, event, () => undefined))
         });
         return { text: result.text };
+    });
+}
+
+/** Runs until done, or until Ctrl+C or --timeout stops it (then it was cancelled, not failed). */
+async function untilStopped(host: BenchHost, run: (signal: AbortSignal) => Promise<BenchOutcome>): Promise<BenchOutcome> {
+    const controller = new AbortController();
+    const stopWatching = host.onStop(() => controller.abort());
+    try {
+        return await run(controller.signal);
     } catch (error) {
         if (error instanceof CancelledError || controller.signal.aborted) {
             return { cancelled: true };

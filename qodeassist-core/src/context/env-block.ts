@@ -52,9 +52,12 @@ export function formatFile(facts: Pick<EnvFacts, 'activeFile' | 'language'>): st
 
 const MAX_VALUE = 300;
 
-/** A fact is one line of plain text: a file or branch name must not be able to start lines of its own in the prompt. */
+/**
+ * A fact is one line of plain text: a file or branch name must not be able to start lines of its
+ * own in the prompt, nor hide text behind invisible or odd spacing characters.
+ */
 function oneLine(value: string): string {
-    const flat = value.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim();
+    const flat = value.replace(/[\p{Cc}\p{Cf}\p{Z}]+/gu, ' ').trim();
     return flat.length > MAX_VALUE ? `${flat.slice(0, MAX_VALUE - 1)}…` : flat;
 }
 
@@ -151,7 +154,8 @@ export async function gitBranch(workspace: string): Promise<string | undefined> 
  */
 async function linkedGitDir(dotGit: string): Promise<string | undefined> {
     const match = /^gitdir: *([^\r\n]+?)\s*$/.exec((await readSmallFile(dotGit))?.trim() ?? '');
-    if (!match) {
+    // A UNC or device path (`\\host\share`, `//host/share`, `\\?\…`) would make Windows connect to another machine just to look.
+    if (!match || /^[\\/]{2}/.test(match[1])) {
         return undefined;
     }
     const target = await realpath(resolve(dirname(dotGit), match[1])).catch(() => undefined);
@@ -182,7 +186,8 @@ async function headName(gitDir: string): Promise<string | undefined> {
 
 /** A name git itself would accept for a branch (the `check-ref-format` rules). */
 function isBranchName(name: string): boolean {
-    return name.length <= 255 && name !== '@' && !/[\p{Cc} ~^:?*[\\]|\.\.|@\{|\/\/|[/.]$/u.test(name)
+    // Stricter than git: a branch name is repository text in the system prompt, so only the characters names are made of.
+    return name.length <= 100 && name !== '@' && /^[\p{L}\p{N}._\/+#-]+$/u.test(name) && !/[\p{Cc} ~^:?*[\\]|\.\.|@\{|\/\/|[/.]$/u.test(name)
         && name.split('/').every(part => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
 }
 

@@ -74,7 +74,10 @@ export class QodeAssistRuntime {
         if (!byPurpose) {
             byPurpose = new Map();
             this.pools.set(configuration, byPurpose);
-            this.stopWatching.push(configuration.onDidChange(() => this.forgetAgents(configuration)));
+            // A request racing the connection's close may still ask; after dispose nothing would unsubscribe it.
+            if (!this.disposed) {
+                this.stopWatching.push(configuration.onDidChange(() => this.forgetAgents(configuration)));
+            }
         }
         let manager = byPurpose.get(purpose);
         if (!manager) {
@@ -96,8 +99,8 @@ export class QodeAssistRuntime {
     }
 
     /** The tools of one chat or refactor: the built-in ones confined to its workspace, plus the host's extra tools. */
-    toolKit(request: Omit<ToolKitRequest, 'extraTools' | 'userHome'>): ToolKitExecutor {
-        return createToolKit({ ...request, extraTools: this.options.extraTools?.(request.workspace), userHome: this.options.userHome });
+    toolKit(request: Omit<ToolKitRequest, 'extraTools'>): ToolKitExecutor {
+        return createToolKit({ ...request, extraTools: this.options.extraTools?.(request.workspace) });
     }
 
     /** The skills of a workspace (and the user's, and the extra folders), watched and shared; undefined when skills are off. */

@@ -71,8 +71,6 @@ export interface ToolKitRequest {
      * place (configuration, ignore rules) still asks through the host.
      */
     confirmedByCaller?: boolean;
-    /** The user's home, for the user's skill folders (tests and the bench point it elsewhere). */
-    userHome?: string;
 }
 
 /** Built-in tools that start programs in the workspace: offered only in a trusted one. */

@@ -39,7 +39,14 @@ export const DEFAULT_TIMEOUTS: StreamTimeouts = {
 
 /** The transport's timeouts for a request's limits (seconds to milliseconds). */
 export function timeoutsFor(limits: RequestLimits): StreamTimeouts {
-    return { connectMs: limits.connectSeconds * 1000, idleMs: limits.idleSeconds * 1000, totalMs: limits.totalSeconds * 1000 };
+    return { connectMs: timerMs(limits.connectSeconds), idleMs: timerMs(limits.idleSeconds), totalMs: timerMs(limits.totalSeconds) };
+}
+
+/** Node's timers hold at most 2^31-1 ms (~24.8 days); a larger wait would fire at once, so "a huge number" means the longest. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function timerMs(seconds: number): number {
+    return Math.min(seconds * 1000, MAX_TIMER_MS);
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 250, maxDelayMs: 4_000 };

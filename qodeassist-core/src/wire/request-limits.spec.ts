@@ -46,8 +46,8 @@ describe('request limits', () => {
         });
     }
 
-    it('the defaults are 30 s to connect, 120 s idle, 600 s per answer and 30 tool rounds', () => {
-        assert.deepEqual(DEFAULT_LIMITS, { connectSeconds: 30, idleSeconds: 120, totalSeconds: 600, maxToolRounds: 30 });
+    it('the defaults are 30 s to connect, 120 s idle, 1800 s per answer and 30 tool rounds', () => {
+        assert.deepEqual(DEFAULT_LIMITS, { connectSeconds: 30, idleSeconds: 120, totalSeconds: 1800, maxToolRounds: 30 });
     });
 
     it('the advice names the agent file and the setting, or only the setting when that set the value', () => {

@@ -22,7 +22,7 @@ export type LimitOverrides = Partial<RequestLimits>;
 export const LIMIT_NAMES: readonly LimitName[] = ['connectSeconds', 'idleSeconds', 'totalSeconds', 'maxToolRounds'];
 
 /** Generous for chat and agentic work: a reasoning model may think for minutes before it answers. */
-export const DEFAULT_LIMITS: Readonly<RequestLimits> = { connectSeconds: 30, idleSeconds: 120, totalSeconds: 600, maxToolRounds: 30 };
+export const DEFAULT_LIMITS: Readonly<RequestLimits> = { connectSeconds: 30, idleSeconds: 120, totalSeconds: 1800, maxToolRounds: 30 };
 
 /** Each limit's key in an agent's `[limits]` table. */
 export const LIMIT_TOML_KEYS: Readonly<Record<LimitName, string>> = {

@@ -156,7 +156,7 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
         },
         'qodeassist.limits.totalSeconds': {
             type: 'number', default: 0, minimum: 0,
-            description: 'Longest one answer of the model may take, in seconds (each tool round is its own answer), for every agent. 0: the agent\'s [limits] total, or 600.'
+            description: 'Longest one answer of the model may take, in seconds (each tool round is its own answer), for every agent. 0: the agent\'s [limits] total, or 1800.'
         },
         'qodeassist.limits.maxToolRounds': {
             type: 'number', default: 0, minimum: 0,

@@ -414,12 +414,11 @@ describe('QodeAssistChatServiceImpl', () => {
         server.enqueue({ kind: 'replay', recording: openAITextRecording('Noted.') });
         await service.send(chatId, input('where am I?'), { workspacePath: fixture.workspace, file: 'src/main.ts' });
         assert.equal((await finished()).type, 'Finished');
-        const system = JSON.parse(server.requests[0].body).messages.find((m: { role: string }) => m.role === 'system');
-        assert.ok(system, 'a system message was sent');
-        const text = JSON.stringify(system.content);
-        assert.match(text, new RegExp(`Workspace: ${basename(fixture.workspace)}`));
-        assert.match(text, /OS: /);
-        assert.match(text, /Active file: src\/main\.ts \(typescript\)/);
+        const messages: Array<{ role: string; content: unknown }> = JSON.parse(server.requests[0].body).messages;
+        const system = JSON.stringify(messages.find(m => m.role === 'system')?.content);
+        assert.match(system, new RegExp(`Workspace: ${basename(fixture.workspace)}`));
+        assert.match(system, /OS: /);
+        assert.match(JSON.stringify(messages.at(-1)?.content), /Active file: src\/main\.ts \(typescript\)/, 'the file in focus goes with the turn');
     });
 
     it('refuses a send to an unknown session with a message saying what to do', async () => {

@@ -54,9 +54,11 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             const result = await runRefactor({
                 target: { filePath: query.relativePath, language: query.language, text: query.text, selection: query.selection, cursor: query.cursor },
                 instruction: query.instruction, indent: query.indent,
-                environment: query.workspacePath
-                    ? await environmentFacts({ workspace: query.workspacePath, activeFile: query.file, language: query.language, buildCommand: query.toolSettings?.buildCommand })
-                    : undefined,
+                environment: query.workspacePath ? await environmentFacts({
+                    workspace: query.workspacePath, activeFile: query.file, language: query.language,
+                    // The build command is told only when the model can run it.
+                    buildCommand: tools?.definitions().some(tool => tool.name === 'build_project') ? query.toolSettings?.buildCommand : undefined
+                }) : undefined,
                 openFiles: filesWithinBudget(shareableOpenFiles(files, query.openFiles, query.file), query.openFilesBudget, this.runtime.estimator)
             }, {
                 agent, sessions: this.runtime.sessions(configurationService), thinking: query.thinking,
@@ -84,7 +86,7 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
     }
 
     async listAgents(workspacePath: string | undefined): Promise<AgentChoice[]> {
-        return agentChoices(this.configurations.forWorkspace(workspacePath).current, 'refactor');
+        return agentChoices(this.configurations.forWorkspace(workspacePath).current, 'refactor', 'all');
     }
 
     listInstructions(workspacePath: string | undefined): ReturnType<InstructionLibrary['list']> {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Page } from 'playwright-core';
-import { workspaceConfiguration } from './chat-page';
+import { ChatPage, workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
 import { useBrowserApp } from './e2e-session';
 import { runCommand } from './theia-page';
@@ -178,5 +178,41 @@ describe('configuration view in Chromium', function () {
         writeFileSync(settings, JSON.stringify(user, undefined, 2));
         writeFileSync(workspaceSettings, JSON.stringify(current, undefined, 2));
         await view().locator('li[data-skill=tone]').waitFor({ timeout: 20_000 });
+    });
+
+    it('a model override reaches the chat already open: its next send goes to the new model, the conversation continued', async () => {
+        await runCommand(page, 'QodeAssist: Open Chat');
+        const chat = new ChatPage(page);
+        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
+        await chat.send('first question');
+        await chat.waitForLastAnswer('done');
+        // Whichever agent the roster (reordered above) put first answers; its model is what gets overridden.
+        const agent = (await chat.lastAnswer().locator('.qa-message-agent').textContent())!;
+        const before = JSON.parse(fake.lastModelRequest()!.body).model;
+        assert.notEqual(before, 'edited-model');
+
+        await runCommand(page, 'QodeAssist: Open Configuration');
+        const model = view().locator(`tr[data-agent=${agent}] input[data-field=model]`);
+        await model.fill('edited-model');
+        await model.press('Enter');
+        const overrides = join(app.root, 'home', '.qodeassist', 'agent_models.json');
+        for (let tries = 0; !(existsSync(overrides) && JSON.parse(readFileSync(overrides, 'utf8'))[agent] === 'edited-model'); tries++) {
+            assert.ok(tries < 200, 'the override was written');
+            await page.waitForTimeout(100);
+        }
+
+        await runCommand(page, 'QodeAssist: Open Chat');
+        await chat.send('second question');
+        await chat.waitForLastAnswer('done');
+        const body = JSON.parse(fake.lastModelRequest()!.body);
+        assert.equal(body.model, 'edited-model', 'the open chat uses the model set since');
+        const said = JSON.stringify(body.messages);
+        assert.ok(said.includes('first question') && said.includes('second question'), 'the same conversation went on');
+        await page.screenshot({ path: screenshotPath('config-override-reaches-chat') });
+
+        await runCommand(page, 'QodeAssist: Open Configuration');
+        await model.fill(before);
+        await model.press('Enter');
+        await view().locator(`tr[data-agent=${agent}] input[data-field=model]`).waitFor({ timeout: 20_000 });
     });
 });

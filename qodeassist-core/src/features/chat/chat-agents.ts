@@ -9,16 +9,18 @@ import { AgentChoice } from './chat-types';
  * The agents a feature's picker offers: its roster's, in roster order, then the agents the
  * user marked for it (`pipelines = ["chat"]` in the agent file), by name. Only agents that speak
  * a chat protocol: a completion, refactor or compression agent's body ignores the user's message,
- * so it is offered for chat only when the user put it in the roster or marked it.
+ * so it is offered for chat only when the user put it in the roster or marked it. `others: 'all'`
+ * follows the roster with every chat-protocol agent instead (the refactor's picker: few rosters
+ * have a refactor agent for each provider, and a chat agent rewrites a selection well enough).
  */
-export function agentChoices(configuration: Configuration, pipeline: Pipeline): AgentChoice[] {
+export function agentChoices(configuration: Configuration, pipeline: Pipeline, others: 'marked' | 'all' = 'marked'): AgentChoice[] {
     const roster = configuration.rosters[pipeline];
     const listed = roster
         .map(name => configuration.agents.get(name))
         .filter((agent): agent is ResolvedAgent => !!agent && CHAT_PROTOCOLS.has(agent.protocol));
     const inRoster = new Set(listed.map(agent => agent.name));
     const marked = [...configuration.agents.values()]
-        .filter(agent => !inRoster.has(agent.name) && CHAT_PROTOCOLS.has(agent.protocol) && agent.pipelines.includes(pipeline))
+        .filter(agent => !inRoster.has(agent.name) && CHAT_PROTOCOLS.has(agent.protocol) && (others === 'all' || agent.pipelines.includes(pipeline)))
         .sort((a, b) => a.name.localeCompare(b.name));
     const choice = (agent: ResolvedAgent, listedHere: boolean): AgentChoice => ({ name: agent.name, model: agent.model, provider: agent.provider.instance.name, inRoster: listedHere });
     return [...listed.map(agent => choice(agent, true)), ...marked.map(agent => choice(agent, false))];

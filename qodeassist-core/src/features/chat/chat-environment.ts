@@ -1,17 +1,26 @@
-import { isAbsolute, join } from 'node:path';
-import { environmentFacts, formatProject } from '../../context/env-block';
+import { EnvFacts, environmentFacts, formatFile, formatProject } from '../../context/env-block';
 import { ChatTurnOptions } from './chat-types';
 
+/** The chat's environment: where it works (a system layer) and the file in focus (a pinned block of the turn). */
+export interface ChatEnvironment {
+    /** The `env.project` layer: workspace, OS, git branch, build command. Empty without a workspace. */
+    project: string;
+    /** `Active file: src/a.ts (typescript)`, or empty. */
+    file: string;
+}
+
 /**
- * The chat's `env.project` layer: where the model is working (workspace, OS, branch, build
- * command, the file in focus). Empty without a workspace: a chat about nothing in particular.
+ * The environment block of a chat turn. The project facts change rarely, so they sit in the
+ * system prompt after the agent's; the file in focus changes with every editor switch, so it
+ * goes with the turn (as a pinned block) and the cached prefix of system prompt and history
+ * survives. The build command is told only when the model can run it (`buildOffered`).
  */
-export async function chatEnvironmentLayer(options: ChatTurnOptions): Promise<string> {
+export async function chatEnvironment(options: ChatTurnOptions, buildOffered: boolean): Promise<ChatEnvironment> {
     if (!options.workspacePath) {
-        return '';
+        return { project: '', file: '' };
     }
-    const activeFile = options.file && !isAbsolute(options.file) ? join(options.workspacePath, options.file) : options.file;
-    return formatProject(await environmentFacts({
-        workspace: options.workspacePath, activeFile, language: options.language, buildCommand: options.tools?.buildCommand
-    }));
+    const facts: EnvFacts = await environmentFacts({
+        workspace: options.workspacePath, activeFile: options.file, language: options.language, buildCommand: buildOffered ? options.tools?.buildCommand : undefined
+    });
+    return { project: formatProject({ ...facts, activeFile: undefined, language: undefined }), file: formatFile(facts) };
 }

@@ -79,19 +79,21 @@ export class ChatFeature {
     /** Sends the user's message; the events follow on the host. A turn that could not start is reported as a failed request. */
     async send(chatId: string, input: ChatInput, options: ChatTurnOptions): Promise<string> {
         const chat = this.chatFor(chatId);
-        try {
-            const { session, tools } = await prepareTurn(this.turns, chat, options);
-            const requestId = await session.send(turnBlocks(this.turns, chat, input, options), tools ? { tools: tools.definitions(), executor: tools } : {});
-            chat.record.agent = options.agent;
-            chat.record.role = options.role;
-            this.save(chat);
-            return requestId;
-        } catch (error) {
-            // Nothing was sent: report it as a failed request so the chat shows it like any other.
-            const requestId = randomUUID();
-            this.host?.onEvents(chatId, [{ type: 'RequestStarted', requestId }, { type: 'Failed', requestId, error: toErrorInfo(error) }]);
-            return requestId;
-        }
+        return chat.exclusive(async () => {
+            try {
+                const { session, tools } = await prepareTurn(this.turns, chat, options);
+                const requestId = await session.send(turnBlocks(this.turns, chat, input, options), tools ? { tools: tools.definitions(), executor: tools } : {});
+                chat.record.agent = options.agent;
+                chat.record.role = options.role;
+                this.save(chat);
+                return requestId;
+            } catch (error) {
+                // Nothing was sent: report it as a failed request so the chat shows it like any other.
+                const requestId = randomUUID();
+                this.host?.onEvents(chatId, [{ type: 'RequestStarted', requestId }, { type: 'Failed', requestId, error: toErrorInfo(error) }]);
+                return requestId;
+            }
+        });
     }
 
     /** What the next send would contain and cost; undefined while busy or when it cannot be prepared (that shows at send). */
@@ -100,12 +102,17 @@ export class ChatFeature {
         if (!chat || chat.session?.busy) {
             return undefined;
         }
-        try {
-            const { session, tools } = await prepareTurn(this.turns, chat, options);
-            return await session.preview(turnBlocks(this.turns, chat, input, options), tools ? { tools: tools.definitions(), executor: tools } : {});
-        } catch {
-            return undefined;
-        }
+        return chat.exclusive(async () => {
+            if (chat.session?.busy || this.chats.get(chatId) !== chat) {
+                return undefined;
+            }
+            try {
+                const { session, tools } = await prepareTurn(this.turns, chat, options);
+                return await session.preview(turnBlocks(this.turns, chat, input, options), tools ? { tools: tools.definitions(), executor: tools } : {});
+            } catch {
+                return undefined;
+            }
+        });
     }
 
     /** Keeps a copy of a file or image beside the chat, within the attachment limits. */

@@ -4,6 +4,7 @@ import { explainAuthError } from '../../agents/agent-request';
 import { ResolvedAgent } from '../../agents/agent-factory';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
 import { HistoryBlock } from '../../context/conversation-history';
+import { ENV_PROJECT_LAYER } from '../../context/env-block';
 import { Session } from '../../session/session';
 import { SessionEvent } from '../../session/session-events';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
@@ -11,9 +12,12 @@ import { SkillsEngine } from '../../skills/skills-engine';
 import { ToolKitExecutor } from '../../tools/toolkit';
 import { QodeAssistError } from '../../wire/error-info';
 import { chatAgentFor } from './chat-agents';
-import { chatEnvironmentLayer } from './chat-environment';
+import { chatEnvironment } from './chat-environment';
 import { ChatHost, ChatInput, ChatTurnOptions } from './chat-types';
 import { OpenChat } from './open-chat';
+
+/** The pinned block naming the file in focus (the environment block's file line). */
+const ACTIVE_FILE_PIN = 'env.file';
 
 /** What preparing a turn needs from the chat feature. */
 export interface ChatTurnContext {
@@ -41,6 +45,8 @@ export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, opti
         // Acquire first, so a failure (a missing key) leaves the chat and its history as they were.
         const session = await sessions.acquire(agent.name, context.listener(chat, agent));
         const previous = chat.session;
+        // A request still running on the old session ends first: its answer is in the history that moves, or it was cancelled.
+        await previous?.cancel();
         session.restore(previous?.history ?? chat.seed);
         chat.session = session;
         chat.linked.clear();
@@ -58,13 +64,19 @@ export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, opti
     } else {
         session.removeLayer('agent.role');
     }
-    session.setLayer('env.project', await chatEnvironmentLayer(options));
     link(context, chat, session, options);
     const projectTrusted = isProjectLayerLoaded(context.configurations, options.workspacePath);
     const skills = context.runtime.skillsFor(options.workspacePath, options.skills, projectTrusted);
     const tools = agent.enableTools && options.workspacePath && options.offerTools !== false
         ? toolsFor(context, chat, options.workspacePath, options, skills, projectTrusted)
         : undefined;
+    const environment = await chatEnvironment(options, !!tools?.definitions().some(tool => tool.name === 'build_project'));
+    session.setLayer(ENV_PROJECT_LAYER, environment.project);
+    if (environment.file) {
+        session.pinContext(ACTIVE_FILE_PIN, async () => ({ id: ACTIVE_FILE_PIN, label: 'Active file', text: environment.file }));
+    } else {
+        session.unpinContext(ACTIVE_FILE_PIN);
+    }
     session.setLayer('skills.catalog', skills ? [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n') : '');
     return { session, tools };
 }

@@ -24,6 +24,8 @@ export class OpenChat {
     tools?: { key: string; executor: ToolKitExecutor };
     /** Saves run one after another, newest last. */
     saving: Promise<void> = Promise.resolve();
+    /** Turns are prepared one at a time (a send, an estimate): a session swap never happens under another's feet. */
+    private preparing: Promise<unknown> = Promise.resolve();
 
     constructor(
         readonly id: string,
@@ -40,6 +42,13 @@ export class OpenChat {
         return new OpenChat(stored.id, store, {
             title: stored.title, createdAt: stored.createdAt, agent: stored.agent, role: stored.role, edits: stored.edits, compressedFrom: stored.compressedFrom
         }, stored.history, original);
+    }
+
+    /** Runs `work` after the chat's earlier preparations ended, whatever their outcome. */
+    exclusive<T>(work: () => Promise<T>): Promise<T> {
+        const result = this.preparing.then(work, work);
+        this.preparing = result.catch(() => undefined);
+        return result;
     }
 
     get history(): readonly HistoryMessage[] {

@@ -64,6 +64,8 @@ export interface CompletionEngineDeps {
     estimator: TokenEstimator;
     cache?: CompletionCache;
     settings?(): CompletionSettings;
+    /** Every session event of the requests made (the bench prints them); the IDE needs only the outcome. */
+    onEvents?(events: readonly SessionEvent[]): void;
 }
 
 /**
@@ -149,6 +151,7 @@ export class CompletionEngine {
         const { ended, observe } = requestEnd();
         let stoppedEarly = false;
         const session = await this.deps.sessions.acquire(agent.name, (events: readonly SessionEvent[]) => {
+            this.deps.onEvents?.(events);
             for (const event of events) {
                 observe(event);
                 if (event.type === 'RequestStarted') {

@@ -2,6 +2,7 @@ import { ResolvedAgent } from '../../agents/agent-factory';
 import { pickAgent } from '../../agents/agent-router';
 import { ConfigurationService } from '../../agents/configuration-service';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
+import { SessionEvent } from '../../session/session-events';
 import { QodeAssistError } from '../../wire/error-info';
 import { CompletionEngine, CompletionRequest, CompletionSettings } from './completion-engine';
 
@@ -10,6 +11,8 @@ export interface ConfiguredCompletionOptions {
     settings(): CompletionSettings;
     /** An agent named by the caller (the bench's --agent); otherwise the completion roster decides per file. */
     agent?: string;
+    /** Every session event of the requests made. */
+    onEvents?(events: readonly SessionEvent[]): void;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface ConfiguredCompletionOptions {
  */
 export function configuredCompletionEngine(runtime: QodeAssistRuntime, configuration: ConfigurationService, options: ConfiguredCompletionOptions): { engine: CompletionEngine; dispose(): void } {
     const engine = new CompletionEngine({
-        sessions: runtime.sessions(configuration, 'completion'), estimator: runtime.estimator, settings: options.settings,
+        sessions: runtime.sessions(configuration, 'completion'), estimator: runtime.estimator, settings: options.settings, onEvents: options.onEvents,
         agentFor: request => completionAgentFor(configuration, request, options.agent)
     });
     const stop = configuration.onDidChange(() => engine.cache.clear());

@@ -187,7 +187,7 @@ async function headName(gitDir: string): Promise<string | undefined> {
 /** A name git itself would accept for a branch (the `check-ref-format` rules). */
 function isBranchName(name: string): boolean {
     // Stricter than git: a branch name is repository text in the system prompt, so only the characters names are made of.
-    return name.length <= 100 && name !== '@' && /^[\p{L}\p{N}._\/+#-]+$/u.test(name) && !/[\p{Cc} ~^:?*[\\]|\.\.|@\{|\/\/|[/.]$/u.test(name)
+    return name.length <= 100 && name !== '@' && /^[\p{L}\p{N}._/+#-]+$/u.test(name) && !/[\p{Cc} ~^:?*[\\]|\.\.|@\{|\/\/|[/.]$/u.test(name)
         && name.split('/').every(part => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
 }
 

@@ -97,14 +97,17 @@ export async function sessionAgentFor(agent: ResolvedAgent, secrets: SecretsStor
 
 /**
  * Resolves agent names against a live configuration, for a SessionManager: an agent that
- * left the configuration since is a Config error that says so.
+ * left the configuration since is a Config error that says so. `prepare` makes a found agent
+ * ready to send (default: its own URL and key; the bench points it elsewhere).
  */
-export function configuredAgentResolver(configuration: () => Configuration, secrets: SecretsStore): (name: string) => Promise<SessionAgent> {
+export function configuredAgentResolver(
+    configuration: () => Configuration, secrets: SecretsStore, prepare: (agent: ResolvedAgent, secrets: SecretsStore) => Promise<SessionAgent> = sessionAgentFor
+): (name: string) => Promise<SessionAgent> {
     return async name => {
         const agent = configuration().agents.get(name);
         if (!agent) {
             throw new QodeAssistError({ category: 'Config', message: `The agent "${name}" is no longer configured.` });
         }
-        return sessionAgentFor(agent, secrets);
+        return prepare(agent, secrets);
     };
 }

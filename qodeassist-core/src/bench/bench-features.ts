@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../agents/configuration-service';
 import { formatManifest } from '../context/context-manifest';
-import { environmentFacts } from '../context/env-block';
 import { languageOfPath } from '../context/languages';
 import { messageText } from '../context/conversation-history';
 import { FixedPermissionPolicy, PermissionGrant } from '../ports/permission-prompt';
@@ -95,7 +94,7 @@ export async function benchComplete(host: BenchHost, request: { agent: string; p
         return await untilStopped(host, async signal => {
             const outcome = await completion.engine.complete({
                 file: request.path, relativePath: request.relativePath, language, text: request.split.prefix + request.split.suffix, offset: request.split.prefix.length,
-                environment: await environmentFacts({ workspace: host.workspace, activeFile: request.path, language })
+                environment: await host.runtime.environment({ workspace: host.workspace, activeFile: request.path, language })
             }, signal);
             return { text: outcome.text };
         });
@@ -127,7 +126,7 @@ export async function benchRefactor(host: BenchHost, request: {
         const result = await runRefactor({
             target: { filePath: request.relativePath, language, text, selection: request.selection, cursor: request.selection.end },
             instruction: request.instruction, indent,
-            environment: await environmentFacts({ workspace: host.workspace, activeFile: request.path, language })
+            environment: await host.runtime.environment({ workspace: host.workspace, activeFile: request.path, language })
         }, {
             agent, sessions: host.runtime.sessions(configuration), signal, tools: tools ? { tools: tools.definitions(), executor: tools } : undefined,
             onEvents: events => events.forEach(event => printEvent(host, event, () => undefined))

@@ -74,11 +74,14 @@ export interface EnvironmentInput {
     release?: string;
 }
 
-/** Gathers the facts of the environment block. Reads a few small files; never runs anything. */
-export async function environmentFacts(input: EnvironmentInput): Promise<EnvFacts> {
+/**
+ * Gathers the facts of the environment block. Reads a few small files; never runs anything.
+ * `branchOf` reads the branch (a host may reuse a recent answer: see QodeAssistRuntime.environment).
+ */
+export async function environmentFacts(input: EnvironmentInput, branchOf: (workspace: string) => Promise<string | undefined> = gitBranch): Promise<EnvFacts> {
     const root = resolve(input.workspace);
     const activeFile = input.activeFile?.trim() ? workspaceRelative(root, input.activeFile) : undefined;
-    const branch = await gitBranch(root);
+    const branch = await branchOf(root);
     return {
         workspaceName: basename(root) || root,
         workspaceRoot: root,

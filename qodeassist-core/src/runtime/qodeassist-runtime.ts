@@ -4,6 +4,7 @@ import { ConfigurationService } from '../agents/configuration-service';
 import { SecretsStore } from '../config/secrets-store';
 import { ContentLoader } from '../context/content-loader';
 import { ContextAssembler } from '../context/context-assembler';
+import { EnvFacts, environmentFacts, EnvironmentInput, gitBranch } from '../context/env-block';
 import { TokenEstimator } from '../context/token-estimator';
 import { Logger } from '../ports/logger';
 import { SessionAgent, SessionServices } from '../session/session';
@@ -35,6 +36,9 @@ export interface RuntimeOptions {
 
 export type SessionPurpose = 'conversation' | 'completion';
 
+/** How long a workspace's git branch is reused: completion and the token counter ask at nearly every pause in typing. */
+const BRANCH_TTL_MS = 5_000;
+
 /**
  * One host's composition of the core: the session pools (per configuration and purpose,
  * emptied when the configuration or a stored key changes), the token estimator and context
@@ -47,6 +51,7 @@ export class QodeAssistRuntime {
     readonly assembler = new ContextAssembler(this.estimator, new ContentLoader());
     private readonly pools = new Map<ConfigurationService, Map<SessionPurpose, SessionManager>>();
     private readonly skills = new Map<string, SkillsEngine>();
+    private readonly branches = new Map<string, { at: number; branch: Promise<string | undefined> }>();
     private readonly stopWatching: Array<() => void> = [];
     private disposed = false;
 
@@ -81,14 +86,7 @@ export class QodeAssistRuntime {
         }
         let manager = byPurpose.get(purpose);
         if (!manager) {
-            const resolve = this.options.resolveAgent;
-            const resolver = resolve
-                ? async (name: string) => {
-                    const agent = configuration.current.agents.get(name);
-                    return agent ? resolve(agent, this.secrets) : configuredAgentResolver(() => configuration.current, this.secrets)(name);
-                }
-                : configuredAgentResolver(() => configuration.current, this.secrets);
-            manager = new SessionManager(resolver, {
+            manager = new SessionManager(configuredAgentResolver(() => configuration.current, this.secrets, this.options.resolveAgent), {
                 ...this.options.sessionServices,
                 assembler: this.assembler, estimator: this.estimator, hostModels: this.options.hostModels, logger: this.options.logger,
                 reassembleRounds: purpose === 'conversation'
@@ -101,6 +99,19 @@ export class QodeAssistRuntime {
     /** The tools of one chat or refactor: the built-in ones confined to its workspace, plus the host's extra tools. */
     toolKit(request: Omit<ToolKitRequest, 'extraTools'>): ToolKitExecutor {
         return createToolKit({ ...request, extraTools: this.options.extraTools?.(request.workspace) });
+    }
+
+    /** The environment block's facts for a request; the workspace's git branch is read again at most every few seconds. */
+    environment(input: EnvironmentInput): Promise<EnvFacts> {
+        return environmentFacts(input, root => {
+            const known = this.branches.get(root);
+            if (known && Date.now() - known.at < BRANCH_TTL_MS) {
+                return known.branch;
+            }
+            const branch = gitBranch(root);
+            this.branches.set(root, { at: Date.now(), branch });
+            return branch;
+        });
     }
 
     /** The skills of a workspace (and the user's, and the extra folders), watched and shared; undefined when skills are off. */

@@ -49,8 +49,13 @@ export interface EffectiveLimits {
 /** How the user raises a limit that was hit: the clause ending a limit error ("raise … or the setting …."). */
 export type LimitAdvice = (limit: LimitName) => string;
 
-function usable(value: number | undefined): value is number {
+function usable(value: unknown): value is number {
     return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
+
+/** Only the limits that are set: positive finite numbers under the four names (e.g. of settings that came over RPC). */
+export function usableLimits(overrides: LimitOverrides | undefined): LimitOverrides {
+    return Object.fromEntries(LIMIT_NAMES.filter(name => usable(overrides?.[name])).map(name => [name, overrides![name]]));
 }
 
 export interface LimitLayers {

@@ -1,14 +1,11 @@
 import {
-    CancelledError, CompletionEngine, configuredCompletionEngine, ConfigurationService, EnvFacts, environmentFacts, languageOfPath, QodeAssistRuntime, toErrorInfo, WorkspaceFiles
+    CancelledError, CompletionEngine, configuredCompletionEngine, ConfigurationService, languageOfPath, QodeAssistRuntime, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../common/completion-protocol';
 import { shareableOpenFiles } from './open-files';
 import { ConfigurationProvider, QodeAssistConfiguration } from './backend-symbols';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
-
-/** How long a workspace's environment facts (its git branch) are reused between completions. */
-const ENVIRONMENT_TTL_MS = 5_000;
 
 /** Files larger than this are not sent to a model for completion. */
 const MAX_FILE_CHARS = 1_000_000;
@@ -43,7 +40,7 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
             const outcome = await this.engineFor(service, query).complete({
                 file: query.file, relativePath: query.relativePath, language, text: query.text, offset: query.offset,
                 project: query.project, openFiles: shareableOpenFiles(files, query.openFiles),
-                environment: query.workspacePath ? await this.environmentOf(query.workspacePath) : undefined
+                environment: query.workspacePath ? await this.runtime.environment({ workspace: query.workspacePath }) : undefined
             }, controller.signal);
             return { text: outcome.text, source: outcome.source, agent: outcome.agent, elapsedMs: elapsed() };
         } catch (error) {
@@ -87,23 +84,6 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
             return true;
         }
     }
-
-    /**
-     * A workspace's environment block facts, read again at most every few seconds: completion asks
-     * at nearly every pause in typing, and the branch or the OS do not change that fast. (The
-     * engine sends neither the folder nor the file line here; the file is in the prompt already.)
-     */
-    private environmentOf(workspace: string): Promise<EnvFacts> {
-        const known = this.environments.get(workspace);
-        if (known && Date.now() - known.at < ENVIRONMENT_TTL_MS) {
-            return known.facts;
-        }
-        const facts = environmentFacts({ workspace });
-        this.environments.set(workspace, { at: Date.now(), facts });
-        return facts;
-    }
-
-    private readonly environments = new Map<string, { at: number; facts: Promise<EnvFacts> }>();
 
     /** The engine of a configuration; its settings come from the query being served. */
     private engineFor(service: ConfigurationService, query: CompletionQuery): CompletionEngine {

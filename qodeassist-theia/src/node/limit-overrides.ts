@@ -1,4 +1,4 @@
-import { LIMIT_NAMES, LimitOverrides } from '@qodeassist/core';
+import { LimitOverrides, usableLimits } from '@qodeassist/core';
 import { injectable } from '@theia/core/shared/inversify';
 
 /**
@@ -16,13 +16,6 @@ export class ConnectionLimitOverrides {
 
     /** Replaces the overrides; only positive finite numbers are kept (0 or absent: the agent's value or the default). */
     set(overrides: LimitOverrides): void {
-        const kept: LimitOverrides = {};
-        for (const name of LIMIT_NAMES) {
-            const value = overrides?.[name];
-            if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
-                kept[name] = value;
-            }
-        }
-        this.overrides = kept;
+        this.overrides = usableLimits(overrides);
     }
 }

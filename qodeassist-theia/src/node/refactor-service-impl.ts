@@ -1,5 +1,5 @@
 import {
-    agentChoices, CancelledError, ConfigurationService, environmentFacts, explainAuthError, filesWithinBudget, defaultInstructionFolders, InstructionLibrary, InstructionScope, pickAgent,
+    agentChoices, CancelledError, ConfigurationService, explainAuthError, filesWithinBudget, defaultInstructionFolders, InstructionLibrary, InstructionScope, pickAgent,
     QodeAssistError, QodeAssistRuntime, ResolvedAgent, runRefactor, SavedInstruction, SessionEvent, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
@@ -54,7 +54,7 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
             const result = await runRefactor({
                 target: { filePath: query.relativePath, language: query.language, text: query.text, selection: query.selection, cursor: query.cursor },
                 instruction: query.instruction, indent: query.indent,
-                environment: query.workspacePath ? await environmentFacts({
+                environment: query.workspacePath ? await this.runtime.environment({
                     workspace: query.workspacePath, activeFile: query.file, language: query.language,
                     // The build command is told only when the model can run it.
                     buildCommand: tools?.definitions().some(tool => tool.name === 'build_project') ? query.toolSettings?.buildCommand : undefined

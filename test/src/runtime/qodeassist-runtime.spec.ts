@@ -187,6 +187,24 @@ describe('QodeAssistRuntime: one host\'s session pools, tools and skills', () =>
         });
     });
 
+    describe('environment', () => {
+        it('reuses a workspace\'s git branch for a few seconds, and fills each request\'s own file and build command', async () => {
+            const repo = join(home, 'repo');
+            fixture.write(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+            const first = await runtime.environment({ workspace: repo, activeFile: 'src/a.ts', buildCommand: 'make' });
+            assert.deepEqual([first.branch, first.activeFile, first.language, first.buildCommand], ['main', 'src/a.ts', 'typescript', 'make']);
+            fixture.write(join(repo, '.git', 'HEAD'), 'ref: refs/heads/feature\n');
+            const next = await runtime.environment({ workspace: repo, activeFile: 'b.py' });
+            assert.deepEqual([next.branch, next.activeFile, next.language, next.buildCommand], ['main', 'b.py', 'python', undefined], 'the branch read a moment ago');
+            const other = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore({}) });
+            try {
+                assert.equal((await other.environment({ workspace: repo })).branch, 'feature', 'another runtime reads it afresh');
+            } finally {
+                other.dispose();
+            }
+        });
+    });
+
     describe('skillsFor', () => {
         it('shares one watched engine per workspace and roots', () => {
             const engine = runtime.skillsFor(fixture.workspace, undefined, true);

@@ -1,4 +1,5 @@
-import { EnvFacts, environmentFacts, formatFile, formatProject } from '../../context/env-block';
+import { EnvFacts, formatFile, formatProject } from '../../context/env-block';
+import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { ChatTurnOptions } from './chat-types';
 
 /** The chat's environment: where it works (a system layer) and the file in focus (a pinned block of the turn). */
@@ -15,11 +16,11 @@ export interface ChatEnvironment {
  * goes with the turn (as a pinned block) and the cached prefix of system prompt and history
  * survives. The build command is told only when the model can run it (`buildOffered`).
  */
-export async function chatEnvironment(options: ChatTurnOptions, buildOffered: boolean): Promise<ChatEnvironment> {
+export async function chatEnvironment(runtime: QodeAssistRuntime, options: ChatTurnOptions, buildOffered: boolean): Promise<ChatEnvironment> {
     if (!options.workspacePath) {
         return { project: '', file: '' };
     }
-    const facts: EnvFacts = await environmentFacts({
+    const facts: EnvFacts = await runtime.environment({
         workspace: options.workspacePath, activeFile: options.file, language: options.language, buildCommand: buildOffered ? options.tools?.buildCommand : undefined
     });
     return { project: formatProject({ ...facts, activeFile: undefined, language: undefined }), file: formatFile(facts) };

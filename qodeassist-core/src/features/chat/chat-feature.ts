@@ -81,8 +81,8 @@ export class ChatFeature {
         const chat = this.chatFor(chatId);
         return chat.exclusive(async () => {
             try {
-                const { session, tools } = await prepareTurn(this.turns, chat, options);
-                const requestId = await session.send(turnBlocks(this.turns, chat, input, options), tools ? { tools: tools.definitions(), executor: tools } : {});
+                const { session, tools, skills } = await prepareTurn(this.turns, chat, options);
+                const requestId = await session.send(turnBlocks(chat, input, skills), tools ? { tools: tools.definitions(), executor: tools } : {});
                 chat.record.agent = options.agent;
                 chat.record.role = options.role;
                 this.save(chat);
@@ -107,8 +107,8 @@ export class ChatFeature {
                 return undefined;
             }
             try {
-                const { session, tools } = await prepareTurn(this.turns, chat, options);
-                return await session.preview(turnBlocks(this.turns, chat, input, options), tools ? { tools: tools.definitions(), executor: tools } : {});
+                const { session, tools, skills } = await prepareTurn(this.turns, chat, options);
+                return await session.preview(turnBlocks(chat, input, skills), tools ? { tools: tools.definitions(), executor: tools } : {});
             } catch {
                 return undefined;
             }

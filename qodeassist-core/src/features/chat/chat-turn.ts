@@ -19,6 +19,13 @@ import { OpenChat } from './open-chat';
 /** The pinned block naming the file in focus (the environment block's file line). */
 const ACTIVE_FILE_PIN = 'env.file';
 
+/** A turn ready to send: the session as configured now, the chat's tools, and the skills `/name` invokes. */
+export interface PreparedTurn {
+    session: Session;
+    tools?: ToolKitExecutor;
+    skills?: SkillsEngine;
+}
+
 /** What preparing a turn needs from the chat feature. */
 export interface ChatTurnContext {
     runtime: QodeAssistRuntime;
@@ -34,7 +41,7 @@ export interface ChatTurnContext {
  * its provider, its model override or its key changed since the last send, a session of the
  * agent as it is now takes over the conversation.
  */
-export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, options: ChatTurnOptions): Promise<{ session: Session; tools?: ToolKitExecutor }> {
+export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, options: ChatTurnOptions): Promise<PreparedTurn> {
     const configurationService = context.configurations.forWorkspace(options.workspacePath);
     const configuration = configurationService.current;
     const agent = chatAgentFor(configuration, options);
@@ -70,7 +77,7 @@ export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, opti
     const tools = agent.enableTools && options.workspacePath && options.offerTools !== false
         ? toolsFor(context, chat, options.workspacePath, options, skills, projectTrusted)
         : undefined;
-    const environment = await chatEnvironment(options, !!tools?.definitions().some(tool => tool.name === 'build_project'));
+    const environment = await chatEnvironment(context.runtime, options, !!tools?.definitions().some(tool => tool.name === 'build_project'));
     session.setLayer(ENV_PROJECT_LAYER, environment.project);
     if (environment.file) {
         session.pinContext(ACTIVE_FILE_PIN, async () => ({ id: ACTIVE_FILE_PIN, label: 'Active file', text: environment.file }));
@@ -78,11 +85,11 @@ export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, opti
         session.unpinContext(ACTIVE_FILE_PIN);
     }
     session.setLayer('skills.catalog', skills ? [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n') : '');
-    return { session, tools };
+    return { session, tools, skills };
 }
 
-/** The user's blocks: attachments (checked to be this chat's own copies), then a skill invocation or the text. */
-export function turnBlocks(context: ChatTurnContext, chat: OpenChat, input: ChatInput, options: ChatTurnOptions): HistoryBlock[] {
+/** The user's blocks: attachments (checked to be this chat's own copies), then a skill invocation (with the turn's skills) or the text. */
+export function turnBlocks(chat: OpenChat, input: ChatInput, skills: SkillsEngine | undefined): HistoryBlock[] {
     const attached = input.attachments.map((ref): HistoryBlock => {
         if (!chat.store.ownsAttachment(chat.id, ref.path)) {
             throw new QodeAssistError({ category: 'Validation', message: `The attachment ${ref.name} is not one of this chat's; attach it again.` });
@@ -90,7 +97,6 @@ export function turnBlocks(context: ChatTurnContext, chat: OpenChat, input: Chat
         return ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref };
     });
     const text = input.text.trim();
-    const skills = context.runtime.skillsFor(options.workspacePath, options.skills, isProjectLayerLoaded(context.configurations, options.workspacePath));
     const typed = !text ? [] : skills?.invoke(text) ?? [{ type: 'text' as const, text }];
     return [...attached, ...typed];
 }

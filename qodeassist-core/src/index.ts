@@ -95,3 +95,5 @@ export * from './runtime/qodeassist-runtime';
 export * from './features/chat/chat-types';
 export * from './features/chat/chat-agents';
 export * from './features/chat/chat-feature';
+export * from './features/chat/chat-owners';
+export { ChatViewer, sendableHistory } from './features/chat/open-chat';

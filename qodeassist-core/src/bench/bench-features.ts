@@ -153,6 +153,10 @@ async function untilStopped(host: BenchHost, run: (signal: AbortSignal) => Promi
 
 /** An event as the bench shows it: every event as JSON with --json, else the manifest and tool activity on stderr. */
 function printEvent(host: BenchHost, event: ChatEvent, ended: (event: SessionEvent) => void): void {
+    if (!('requestId' in event)) {
+        // The chat's own events (the user message echoed for other windows): the bench has one window, which typed it.
+        return;
+    }
     if (host.json) {
         host.out(JSON.stringify(event));
     } else if (event.type === 'Manifest') {

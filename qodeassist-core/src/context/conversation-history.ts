@@ -35,6 +35,11 @@ export interface HistoryMessage {
     usage?: MessageUsage;
     /** On a summary: the id of the chat whose history it replaces (the original is kept). */
     compressedFrom?: string;
+    /**
+     * An answer that had not ended when it was saved: what had arrived when the IDE stopped
+     * (a crash, a restart). Shown as interrupted with Retry; a finished answer replaces it.
+     */
+    interrupted?: boolean;
 }
 
 /** An assistant turn's normalized blocks as history blocks. */

@@ -169,4 +169,86 @@ describe('ChatStore', () => {
         assert.match(markdown, /use sk-proj-\[REDACTED\]/);
         assert.doesNotMatch(markdown, /ABCDEFGHIJKLMNOP/);
     });
+
+    describe('revision-checked saves', () => {
+        it('writes over the revision it read and counts up; the file it left is recognised without reading it', async () => {
+            const first = await store.saveOver(chat('one'), { revision: 0 });
+            assert.ok('saved' in first && first.saved.revision === 1);
+            const second = await store.saveOver(chat('one', { title: 'Renamed' }), 'saved' in first ? first.saved : { revision: 0 });
+            assert.ok('saved' in second && second.saved.revision === 2);
+            assert.equal((await store.load('one')).revision, 2);
+            const opened = await store.open('one');
+            assert.deepEqual(opened.state, 'saved' in second ? second.saved : undefined, 'open reports the state the last save left');
+        });
+
+        it('refuses to overwrite what another writer saved since, and leaves the file byte for byte', async () => {
+            await store.save(chat('one', { revision: 4 }));
+            const { state } = await store.open('one');
+            // Another backend writes its own turn (revision 5).
+            await store.save(chat('one', { revision: 5, history: [...chat('one').history, { role: 'user', blocks: [{ type: 'text', text: 'theirs' }] }] }));
+            const before = readFileSync(join(dir, 'chats', 'one.json'), 'utf8');
+            const outcome = await store.saveOver(chat('one', { history: [...chat('one').history, { role: 'user', blocks: [{ type: 'text', text: 'mine' }] }] }), state);
+            assert.ok('conflict' in outcome && /revision 5, this copy started from 4/.test(outcome.conflict), JSON.stringify(outcome));
+            assert.equal(readFileSync(join(dir, 'chats', 'one.json'), 'utf8'), before);
+        });
+
+        it('refuses a file changed by hand even when its revision was left as it was', async () => {
+            const saved = await store.saveOver(chat('one'), { revision: 0 });
+            const file = join(dir, 'chats', 'one.json');
+            const edited = readFileSync(file, 'utf8').replace('Done.', 'Done, edited by hand.');
+            writeFileSync(file, edited);
+            const outcome = await store.saveOver(chat('one', { history: [...chat('one').history, { role: 'user', blocks: [{ type: 'text', text: 'mine' }] }] }), 'saved' in saved ? saved.saved : { revision: 0 });
+            assert.ok('conflict' in outcome);
+            assert.equal(readFileSync(file, 'utf8'), edited);
+        });
+
+        it('writes over another writer\'s save when this copy continues it (nothing on disk is lost), above its revision', async () => {
+            await store.save(chat('one', { revision: 1, history: chat('one').history.slice(0, 1) }));
+            const stale = { revision: 0 };
+            const outcome = await store.saveOver(chat('one'), stale);
+            assert.ok('saved' in outcome && outcome.saved.revision === 2, JSON.stringify(outcome));
+            assert.equal((await store.load('one')).history.length, 4);
+        });
+
+        it('never overwrites a file that does not parse any more', async () => {
+            const saved = await store.saveOver(chat('one'), { revision: 0 });
+            writeFileSync(join(dir, 'chats', 'one.json'), '{ half a file');
+            const outcome = await store.saveOver(chat('one'), 'saved' in saved ? saved.saved : { revision: 0 });
+            assert.ok('conflict' in outcome && /cannot be read now/.test(outcome.conflict));
+            assert.equal(readFileSync(join(dir, 'chats', 'one.json'), 'utf8'), '{ half a file');
+        });
+
+        it('keeps a conflict copy as a chat of its own, its attachments copied along, loadable and listed', async () => {
+            const ref = await store.storeAttachment('one', 'shot.png', 'image/png', Buffer.from([1, 2, 3]));
+            const mine = chat('one', { history: [{ role: 'user', blocks: [{ type: 'image', ref }, { type: 'text', text: 'see' }] }] });
+            const copy = await store.saveConflictCopy(mine);
+            assert.match(copy.id, /^one-conflict-[0-9a-z]+$/);
+            const loaded = await store.load(copy.id);
+            assert.equal(loaded.title, 'Fix the parser (conflict copy)');
+            const image = loaded.history[0].blocks[0];
+            assert.ok(image.type === 'image' && store.ownsAttachment(copy.id, image.ref.path));
+            assert.deepEqual([...readFileSync(image.ref.path)], [1, 2, 3]);
+            assert.deepEqual((await store.list()).chats.map(summary => summary.id), [copy.id]);
+        });
+
+        it('reads an answer saved mid-stream (interrupted) and files of older versions without a revision', async () => {
+            await store.save(chat('one', { history: [...chat('one').history, { role: 'assistant', blocks: [{ type: 'text', text: 'half' }], interrupted: true }] }));
+            assert.equal((await store.load('one')).history.at(-1)?.interrupted, true);
+            const old = chat('two');
+            writeFileSync(join(dir, 'chats', 'two.json'), JSON.stringify(old));
+            assert.equal((await store.open('two')).state.revision, 0);
+        });
+
+        it('removes temporary files a crashed writer left, once, and keeps those of writers still running', async () => {
+            mkdirSync(join(dir, 'chats'), { recursive: true });
+            const gone = `one.json.999999999-${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}.tmp`;
+            const running = `one.json.${process.ppid}-${'1'.repeat(8)}-1111-1111-1111-${'1'.repeat(12)}.tmp`;
+            writeFileSync(join(dir, 'chats', gone), '{ half');
+            writeFileSync(join(dir, 'chats', running), '{ being written');
+            await new ChatStore(join(dir, 'chats')).list();
+            const left = readdirSync(join(dir, 'chats'));
+            assert.ok(!left.includes(gone), 'the dead writer\'s file is gone');
+            assert.ok(left.includes(running), 'a running writer\'s file stays');
+        });
+    });
 });

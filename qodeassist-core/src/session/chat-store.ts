@@ -1,7 +1,7 @@
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../config/atomic-file';
+import { removeAbandonedTemporaryFiles, writeFileAtomic } from '../config/atomic-file';
 import { createGitIgnoredFolder } from '../config/git-ignored-folder';
 import { ContentRef, HistoryBlock, HistoryMessage, messageText } from '../context/conversation-history';
 import { QodeAssistError } from '../wire/error-info';
@@ -30,7 +30,22 @@ export interface StoredChat {
     edits: Record<string, StoredFileEdit>;
     /** This chat continues a summary of that chat; the original is kept. */
     compressedFrom?: string;
+    /**
+     * Counts the writes of this file: a writer saves only over the revision it read, so a copy
+     * that went stale (another IDE backend, an edit by hand) never overwrites it. Absent in older files: 0.
+     */
+    revision?: number;
 }
+
+/** What a writer knows of a chat file: the revision it read or wrote, and how the file looked then. */
+export interface ChatFileState {
+    revision: number;
+    /** Size, time and inode of the file as last read or written; undefined while there is no file. */
+    stamp?: string;
+}
+
+/** How a revision-checked save ended: written, or refused because the file holds what this copy does not. */
+export type ChatSaveOutcome = { saved: ChatFileState } | { conflict: string };
 
 export interface ChatSummary {
     id: string;
@@ -73,12 +88,14 @@ const storedChatSchema = z.object({
         usage: z.object({
             inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number().optional(), reasoningTokens: z.number().optional()
         }).optional(),
-        compressedFrom: z.string().optional()
+        compressedFrom: z.string().optional(),
+        interrupted: z.boolean().optional()
     })),
     edits: z.record(z.string(), z.object({
         path: z.string(), absolutePath: z.string(), diff: z.string(), created: z.boolean(), state: z.enum(['applied', 'undone'])
     })),
-    compressedFrom: z.string().optional()
+    compressedFrom: z.string().optional(),
+    revision: z.number().int().nonnegative().optional()
 });
 
 const ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
@@ -140,6 +157,28 @@ function redactChat(chat: StoredChat, redact: (text: string) => string, redactVa
     };
 }
 
+/** Folders whose abandoned temporary files were removed by this process already. */
+const CLEANED = new Set<string>();
+
+/** The file as a writer remembers it: another write (a rename) changes the inode, an edit the time or size. */
+async function stampOf(file: string): Promise<string | undefined> {
+    try {
+        const stats = await stat(file, { bigint: true });
+        return `${stats.size}:${stats.mtimeNs}:${stats.ino}`;
+    } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+            return undefined;
+        }
+        throw error;
+    }
+}
+
+/** Whether `ours` continues `onDisk`: every message on disk (an interrupted answer at its end aside) is ours too, in order. */
+function continues(ours: readonly HistoryMessage[], onDisk: readonly HistoryMessage[]): boolean {
+    const kept = onDisk.at(-1)?.interrupted ? onDisk.slice(0, -1) : onDisk;
+    return kept.length <= ours.length && kept.every((message, index) => JSON.stringify(message) === JSON.stringify(ours[index]));
+}
+
 /**
  * Chats on disk: one `<id>.json` per chat (versioned, validated on read, written
  * atomically through a temporary file and a rename) and its attachments in `<id>/`.
@@ -155,6 +194,7 @@ export class ChatStore {
     }
 
     async list(): Promise<{ chats: ChatSummary[]; unreadable: UnreadableChat[] }> {
+        await this.removeLeftovers();
         let names: string[];
         try {
             names = await readdir(this.directory);
@@ -166,7 +206,7 @@ export class ChatStore {
         }
         const chats: ChatSummary[] = [];
         const unreadable: UnreadableChat[] = [];
-        for (const name of names.filter(candidate => extname(candidate) === '.json').sort()) {
+        for (const name of names.filter(candidate => extname(candidate) === '.json' && !candidate.startsWith('.')).sort()) {
             try {
                 const chat = await this.load(basename(name, '.json'));
                 chats.push({
@@ -179,6 +219,14 @@ export class ChatStore {
         }
         chats.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
         return { chats, unreadable };
+    }
+
+    /** The chat and the state a revision-checked save starts from. */
+    async open(id: string): Promise<{ chat: StoredChat; state: ChatFileState }> {
+        await this.removeLeftovers();
+        const stamp = await stampOf(this.fileOf(id));
+        const chat = await this.load(id);
+        return { chat, state: { revision: chat.revision ?? 0, stamp } };
     }
 
     async load(id: string): Promise<StoredChat> {
@@ -236,17 +284,75 @@ export class ChatStore {
         return absolute === path && dirname(absolute) === this.attachmentsOf(id);
     }
 
-    /** Writes the chat whole, redacted: a temporary file beside it, then a rename over the old one. */
+    /** Writes the chat whole, redacted: a temporary file beside it, flushed, then a rename over the old one. */
     async save(chat: StoredChat): Promise<void> {
         const file = this.fileOf(chat.id);
         await createGitIgnoredFolder(this.directory);
-        await writeFileAtomic(file, `${JSON.stringify(redactChat(chat, text => this.secrets.redact(text), text => redactKnownValues(text, this.secrets.list())), undefined, 1)}\n`);
+        await writeFileAtomic(file, `${JSON.stringify(this.redacted(chat), undefined, 1)}\n`);
+    }
+
+    /**
+     * Writes the chat only over the file `base` describes: when another writer changed it since,
+     * the write goes ahead only if this copy continues what is on disk (nothing there would be
+     * lost); otherwise nothing is written and the reason is returned. A file that no longer
+     * parses is never overwritten. Between two processes the check and the rename are not one step:
+     * a write in that instant can still be lost, a stale copy an hour old cannot.
+     */
+    async saveOver(chat: StoredChat, base: ChatFileState): Promise<ChatSaveOutcome> {
+        const file = this.fileOf(chat.id);
+        let revision = base.revision;
+        const stamp = await stampOf(file);
+        if (stamp !== undefined && stamp !== base.stamp) {
+            let onDisk: StoredChat;
+            try {
+                onDisk = await this.load(chat.id);
+            } catch (error) {
+                return { conflict: `${file} changed since this window read it and cannot be read now (${error instanceof Error ? error.message : String(error)})` };
+            }
+            const diskRevision = onDisk.revision ?? 0;
+            // Changed since this copy read it (another backend, an edit by hand, an older QodeAssist without revisions): written over only if nothing there would be lost.
+            if (!continues(this.redacted(chat).history, onDisk.history)) {
+                return { conflict: `${file} was changed by another program or IDE backend (revision ${diskRevision}, this copy started from ${base.revision})` };
+            }
+            revision = Math.max(revision, diskRevision);
+        }
+        await this.save({ ...chat, revision: revision + 1 });
+        return { saved: { revision: revision + 1, stamp: await stampOf(file) } };
+    }
+
+    /**
+     * Keeps a copy that may not overwrite its file beside it, as a chat of its own ("… (conflict copy)")
+     * with its attachments copied along; the id it is saved under is returned.
+     */
+    async saveConflictCopy(chat: StoredChat): Promise<{ id: string; state: ChatFileState }> {
+        const id = `${chat.id.slice(0, 36)}-conflict-${Date.now().toString(36)}`;
+        const from = this.attachmentsOf(chat.id);
+        const to = this.attachmentsOf(id);
+        const moved = (ref: ContentRef): ContentRef => this.ownsAttachment(chat.id, ref.path) ? { ...ref, path: join(to, basename(ref.path)) } : ref;
+        await cp(from, to, { recursive: true }).catch(error => {
+            if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+                throw error;
+            }
+        });
+        const copy: StoredChat = {
+            ...chat, id, title: `${chat.title} (conflict copy)`, revision: 0,
+            history: chat.history.map(message => ({
+                ...message,
+                blocks: message.blocks.map(block => block.type === 'image' || block.type === 'attachment' ? { ...block, ref: moved(block.ref) } : block)
+            }))
+        };
+        const outcome = await this.saveOver(copy, { revision: 0 });
+        if ('conflict' in outcome) {
+            throw new QodeAssistError({ category: 'Config', message: `The conflict copy ${this.fileOf(id)} could not be written: ${outcome.conflict}.` });
+        }
+        return { id, state: outcome.saved };
     }
 
     async rename(id: string, title: string): Promise<StoredChat> {
         const valid = chatTitle(title);
         const chat = await this.load(id);
-        const renamed = { ...chat, title: valid };
+        // A new revision: a window of another backend holding this chat open saves beside it, not over it.
+        const renamed = { ...chat, title: valid, revision: (chat.revision ?? 0) + 1 };
         await this.save(renamed);
         return renamed;
     }
@@ -270,6 +376,19 @@ export class ChatStore {
         }
         await writeFile(path, bytes, { mode: 0o600 });
         return { path, name, mediaType };
+    }
+
+    /** The chat as it is written: keys redacted by value and by shape. */
+    private redacted(chat: StoredChat): StoredChat {
+        return redactChat(chat, text => this.secrets.redact(text), text => redactKnownValues(text, this.secrets.list()));
+    }
+
+    /** Once per folder and process: temporary files of writes a crash cut short are removed. */
+    private async removeLeftovers(): Promise<void> {
+        if (!CLEANED.has(this.directory)) {
+            CLEANED.add(this.directory);
+            await removeAbandonedTemporaryFiles(this.directory);
+        }
     }
 
     private fileOf(id: string): string {

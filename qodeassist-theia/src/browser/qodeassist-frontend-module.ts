@@ -1,5 +1,6 @@
 import { bindViewContribution, WidgetFactory } from '@theia/core/lib/browser';
 import { ServiceConnectionProvider } from '@theia/core/lib/browser/messaging/service-connection-provider';
+import { WebSocketConnectionSource } from '@theia/core/lib/browser/messaging/ws-connection-source';
 import { CommandContribution, MenuContribution } from '@theia/core';
 import { FrontendApplicationContribution, KeybindingContribution } from '@theia/core/lib/browser';
 import { ContainerModule } from '@theia/core/shared/inversify';
@@ -14,6 +15,7 @@ import { ChatComposer } from './chat/chat-composer';
 import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
 import { ConfigurationContribution } from './config/configuration-contribution';
+import { BackendConnection, createBackendConnection } from './connection/backend-connection';
 import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-widget';
 import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
@@ -33,6 +35,10 @@ import '../../src/browser/style/qodeassist.css';
 export default new ContainerModule(bind => {
     bindQodeAssistPreferences(bind);
     bind(QodeAssistSwitch).toSelf().inSingletonScope();
+
+    // Whether the IDE backend can be reached; while it is not, the page's connection token is refreshed so a restarted backend takes the page back.
+    bind(BackendConnection).toDynamicValue(ctx => createBackendConnection(ctx.container.get(WebSocketConnectionSource))).inSingletonScope();
+    bind(FrontendApplicationContribution).toService(BackendConnection);
 
     bind(ChatFileEdits).toSelf().inSingletonScope();
     bind(QodeAssistChatClientImpl).toSelf().inSingletonScope();

@@ -1,12 +1,12 @@
 import type {
-    AgentChoice, ChatEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
+    AgentChoice, ChatEvent, ChatSessionEvent, HistoryEvent, HistoryMessage, MovedEvent, QueuedEvent, UserMessageEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
     PermissionRequest, RoleChoice, SessionEvent, SkillChoice, SkillSettings, StoredChat, StoredFileEdit, ToolSettings, UnreadableChat
 } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 import { ToolHostClient } from './tool-host-protocol';
 
 export type {
-    AgentChoice, ChatEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
+    AgentChoice, ChatEvent, ChatSessionEvent, HistoryEvent, HistoryMessage, MovedEvent, QueuedEvent, UserMessageEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
     PermissionRequest, RoleChoice, SessionEvent, SkillChoice, StoredChat, StoredFileEdit, UnreadableChat
 };
 
@@ -30,14 +30,30 @@ export const ATTACHMENT_LIMITS = { imageBytes: 5 * 1024 * 1024, textBytes: 512 *
 
 export const QodeAssistChatService = Symbol('QodeAssistChatService');
 
-/** Backend chat sessions, one set per frontend connection. */
+/** The message a send, retry or open fails with when the chat is not open in this backend (it restarted): open it again, then resend. */
+export const CHAT_NOT_OPEN_MARK = 'is not open in this IDE backend';
+
+/** Backend chat sessions: one service per frontend connection; the chats themselves are owned once per backend, shared by every window. */
 export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
-    /** Opens a chat: a new one, or a saved one (`chatId`) whose history seeds the session. The chat id is its session id. */
+    /**
+     * Opens a chat: a new one, or a saved one (`chatId`) whose history seeds the session. The chat id is its session id.
+     * A chat open in any window of this backend has one owner: opening it again (another window, a reconnect) shows that
+     * chat as it is now, a running answer included (`live`), and cancels nothing.
+     */
     openSession(storage: ChatStorage, chatId?: string): Promise<OpenedChat>;
     /** Sends a user message; events follow on the client as `onSessionEvents(chatId, …)`. Returns the request id. */
     send(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<string>;
-    /** Cancels the request in flight; resolves after its `Cancelled` event was sent. */
-    cancel(chatId: string): Promise<void>;
+    /**
+     * Asks again for the answer to the last user message: what follows that message (an interrupted,
+     * failed or finished answer) is dropped (a `History` event tells every window), then the request starts. Returns its id.
+     */
+    retry(chatId: string, options: ChatSendOptions): Promise<string>;
+    /**
+     * Cancels the request in flight; resolves after its `Cancelled` event was sent. With the `turnId` of
+     * this window's message still queued behind another window's answer, withdraws only that message.
+     */
+    cancel(chatId: string, turnId?: string): Promise<void>;
+    /** This window stops showing the chat; when no window shows it any more, its request is cancelled and it is saved. */
     closeSession(chatId: string): Promise<void>;
     /** Keeps a copy of a file or image beside the chat; the returned reference goes into `ChatInput.attachments`. */
     attach(chatId: string, name: string, mediaType: string, base64: string): Promise<ContentRef>;

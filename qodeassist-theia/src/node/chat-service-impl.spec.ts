@@ -1,11 +1,11 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { ChainedSecretsStore, ConfigurationService, EnvironmentSecretsStore, FileSecretsStore, QodeAssistRuntime, RecordingWritableSecretsStore } from '@qodeassist/core';
+import { ChainedSecretsStore, ChatOwners, ConfigurationService, EnvironmentSecretsStore, FileSecretsStore, QodeAssistRuntime, RecordingWritableSecretsStore } from '@qodeassist/core';
 import { ConfigFixture, FAKE_KEYS, FakeProviderServer, openAITextRecording, openAIToolCallsRecording, writeFakeAgents } from '@qodeassist/test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { ChatEvent, ChatInput, ChatStorage, QodeAssistChatClient, SessionEvent, StoredChat } from '../common/chat-protocol';
+import { ChatEvent, ChatInput, ChatSessionEvent, ChatStorage, QodeAssistChatClient, SessionEvent, StoredChat } from '../common/chat-protocol';
 import { QodeAssistChatServiceImpl } from './chat-service-impl';
 
 describe('QodeAssistChatServiceImpl', () => {
@@ -14,7 +14,8 @@ describe('QodeAssistChatServiceImpl', () => {
     const received: Array<{ sessionId: string; event: SessionEvent }> = [];
     const permissionAnswers: Array<'allow-once' | 'allow-chat' | 'deny'> = [];
     const client: QodeAssistChatClient = {
-        onSessionEvents: (sessionId, events) => received.push(...events.map(event => ({ sessionId, event }))),
+        // The session's events; the chat's own (UserMessage, History) are checked where they matter.
+        onSessionEvents: (sessionId, events) => received.push(...events.flatMap(event => 'requestId' in event ? [{ sessionId, event }] : [])),
         requestToolPermission: async () => permissionAnswers.shift() ?? 'deny',
         getDiagnostics: async () => [{ path: `${fixture.workspace}/notes.txt`, line: 1, column: 1, severity: 'error', message: 'spelling' }],
         readOpenDocument: async path => path.endsWith('open.txt') ? 'unsaved editor text' : undefined,
@@ -214,7 +215,7 @@ describe('QodeAssistChatServiceImpl', () => {
         await next.saved();
         assert.match(await next.exportChat(storage, chatId), /^# remember 42\n[\s\S]*## You\n\nwhat was it\?\n\n## QodeAssist\n\nIt was 42\.\n$/);
         await next.renameChat(storage, chatId, 'The answer');
-        await assert.rejects(next.deleteChat(storage, chatId), /This chat is open; close its view before deleting it/);
+        await assert.rejects(next.deleteChat(storage, chatId), /This chat is open in a window; close its view before deleting it/);
         await next.closeSession(chatId);
         assert.equal((await next.listChats(storage)).chats[0].title, 'The answer');
         await next.deleteChat(storage, chatId);
@@ -277,7 +278,7 @@ describe('QodeAssistChatServiceImpl', () => {
         await finished(1);
         await service.send(chatId, input('second'), { workspacePath: fixture.workspace });
         assert.equal((await finished(2)).type, 'Finished');
-        const ids = received.flatMap(({ event }) => event.type === 'ToolResult' ? [(event as ChatEvent).editId] : []);
+        const ids = received.flatMap(({ event }) => event.type === 'ToolResult' ? [(event as ChatSessionEvent).editId] : []);
         assert.deepEqual(ids, ['call_0', 'call_0#2']);
         await service.setEditState(chatId, 'call_0#2', 'undone');
         const stored = await saved(chatId);
@@ -422,7 +423,7 @@ describe('QodeAssistChatServiceImpl', () => {
     });
 
     it('refuses a send to an unknown session with a message saying what to do', async () => {
-        await assert.rejects(service.send('nope', input('hi'), {}), /No QodeAssist chat nope is open here; .* Open it again from the chat history/);
+        await assert.rejects(service.send('nope', input('hi'), {}), /The chat nope is not open in this IDE backend .*open it again from the chat history/);
     });
 
     it('cancels every request when the connection closes', async () => {
@@ -434,5 +435,41 @@ describe('QodeAssistChatServiceImpl', () => {
         }
         service.dispose();
         assert.equal(await server.requests[0].ended, 'aborted-by-client');
+    });
+
+    it('two connections on one chat (one backend): both windows get each other\'s message and answer, in order, and the file keeps both', async () => {
+        const owners = new ChatOwners();
+        const windows = [0, 1].map(() => {
+            const got: ChatEvent[] = [];
+            const window = new QodeAssistChatServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home }), { forWorkspace: () => configuration }, home, owners);
+            window.setClient({ ...client, onSessionEvents: (_chatId, events) => got.push(...events) });
+            return { window, got };
+        });
+        const [a, b] = windows;
+        try {
+            server.enqueue({ kind: 'replay', recording: openAITextRecording('Answer A.') }, { kind: 'replay', recording: openAITextRecording('Answer B.') });
+            const { chatId } = await a.window.openSession(storage);
+            await a.window.send(chatId, { ...input('message A'), turnId: 'a' }, {});
+            const opened = await b.window.openSession(storage, chatId);
+            assert.equal(opened.chatId, chatId);
+            const ends = (got: ChatEvent[]) => got.filter(event => event.type === 'Finished').length;
+            while (ends(a.got) < 1) {
+                await new Promise(resolve => setTimeout(resolve, 5));
+            }
+            await b.window.send(chatId, { ...input('message B'), turnId: 'b' }, {});
+            while (ends(a.got) < 2 || ends(b.got) < 1) {
+                await new Promise(resolve => setTimeout(resolve, 5));
+            }
+            const told = (got: ChatEvent[]) => got.flatMap(event => event.type === 'UserMessage' ? [`${event.turnId}:${JSON.stringify(event.message.blocks)}`] : []);
+            assert.deepEqual(told(a.got), ['a:[{"type":"text","text":"message A"}]', 'b:[{"type":"text","text":"message B"}]'], 'A saw B\'s message live');
+            assert.ok(a.got.some(event => event.type === 'TextDelta' && event.text.includes('Answer B.')), 'and B\'s answer');
+            await owners.saved();
+            const stored = await saved(chatId);
+            assert.deepEqual(stored.history.map(message => message.blocks.map(block => block.type === 'text' ? block.text : block.type).join('')), ['message A', 'Answer A.', 'message B', 'Answer B.']);
+        } finally {
+            for (const { window } of windows) {
+                window.dispose();
+            }
+        }
     });
 });

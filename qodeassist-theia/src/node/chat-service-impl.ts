@@ -1,7 +1,7 @@
-import { ChatFeature, ChatStore, ContentRef, ContextManifest, QodeAssistRuntime, StoredFileEdit } from '@qodeassist/core';
-import { inject, injectable } from '@theia/core/shared/inversify';
+import { ChatFeature, ChatOwners, ChatStore, ContentRef, ContextManifest, QodeAssistRuntime, StoredFileEdit } from '@qodeassist/core';
+import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { homedir } from 'node:os';
-import { ConfigurationProvider, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
+import { ConfigurationProvider, QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
 import { EventCoalescer } from './event-coalescer';
 import {
@@ -23,15 +23,23 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     constructor(
         @inject(QodeAssistConnectionRuntime) runtime: QodeAssistRuntime,
         @inject(QodeAssistConfiguration) configurations: ConfigurationProvider,
-        @inject(QodeAssistUserHome) userHome: string
+        @inject(QodeAssistUserHome) userHome: string,
+        /** The backend's chats; absent (a test of one window), this window's own. */
+        @inject(QodeAssistChatOwners) @optional() owners?: ChatOwners
     ) {
-        this.feature = new ChatFeature({ runtime, configurations, userHome });
+        this.feature = new ChatFeature({ runtime, configurations, userHome, owners });
     }
 
     setClient(client: QodeAssistChatClient | undefined): void {
         this.client = client;
         this.feature.setHost(client && {
-            onEvents: (chatId, events) => this.outboxFor(chatId)?.push(events),
+            onEvents: (chatId, events) => {
+                this.outboxFor(chatId)?.push(events);
+                if (events.some(event => event.type === 'Moved')) {
+                    // Sent at once (not a delta); later events go under the new id.
+                    this.closeOutbox(chatId);
+                }
+            },
             onNotice: (chatId, message) => client.onChatNotice(chatId, message),
             requestToolPermission: (ownerId, request) => client.requestToolPermission(ownerId, request),
             getDiagnostics: path => client.getDiagnostics(path),
@@ -40,15 +48,18 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         });
     }
 
-    openSession(storage: ChatStorage, chatId?: string): Promise<OpenedChat> {
-        if (chatId) {
-            this.closeOutbox(chatId);
-        }
+    async openSession(storage: ChatStorage, chatId?: string): Promise<OpenedChat> {
+        // What was held for the view before goes first: the view rebuilds from what this returns, later events follow it.
+        this.outboxes.get(chatId ?? '')?.flush();
         return this.feature.open(storage, chatId);
     }
 
     send(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<string> {
         return this.feature.send(chatId, input, options);
+    }
+
+    retry(chatId: string, options: ChatSendOptions): Promise<string> {
+        return this.feature.retry(chatId, options);
     }
 
     estimate(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<ContextManifest | undefined> {
@@ -69,8 +80,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         return this.feature.setEditState(chatId, editId, state);
     }
 
-    cancel(chatId: string): Promise<void> {
-        return this.feature.cancel(chatId);
+    cancel(chatId: string, turnId?: string): Promise<void> {
+        return this.feature.cancel(chatId, turnId);
     }
 
     async closeSession(chatId: string): Promise<void> {

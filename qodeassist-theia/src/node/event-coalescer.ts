@@ -61,7 +61,10 @@ abstract class IntervalSender<H> {
  * before it, so tool calls, usage and the end keep their order and their timing. Adjacent deltas
  * of one kind and request are joined into one.
  */
-export class EventCoalescer<E extends SessionEvent> extends IntervalSender<E[]> {
+/** Any event with a type: session events, and the chat's own (a user message, a history reset) that go at once. */
+type TypedEvent = { type: string } | SessionEvent;
+
+export class EventCoalescer<E extends TypedEvent> extends IntervalSender<E[]> {
     constructor(private readonly send: (events: E[]) => void, intervalMs = COALESCE_MS, now: () => number = () => performance.now()) {
         super(intervalMs, now);
     }
@@ -77,7 +80,7 @@ export class EventCoalescer<E extends SessionEvent> extends IntervalSender<E[]> 
     }
 }
 
-function join<E extends SessionEvent>(held: E[], event: E): E[] {
+function join<E extends TypedEvent>(held: E[], event: E): E[] {
     const previous = held[held.length - 1];
     if (previous && isDelta(previous) && isDelta(event) && previous.type === event.type && previous.requestId === event.requestId
         && !(previous.type === 'ThinkingDelta' && previous.signature !== undefined)) {
@@ -89,7 +92,7 @@ function join<E extends SessionEvent>(held: E[], event: E): E[] {
     return held;
 }
 
-function isDelta(event: SessionEvent): event is Extract<SessionEvent, { type: 'TextDelta' | 'ThinkingDelta' }> {
+function isDelta(event: TypedEvent): event is Extract<SessionEvent, { type: 'TextDelta' | 'ThinkingDelta' }> {
     return event.type === 'TextDelta' || event.type === 'ThinkingDelta';
 }
 

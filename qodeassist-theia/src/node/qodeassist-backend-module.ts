@@ -1,4 +1,7 @@
-import { PROCESS_SECRETS, QodeAssistRuntime } from '@qodeassist/core';
+import { ChatOwners, PROCESS_SECRETS, QodeAssistRuntime, removeAbandonedTemporaryFiles } from '@qodeassist/core';
+import { FileUri } from '@theia/core/lib/common/file-uri';
+import { WorkspaceServer } from '@theia/workspace/lib/common/workspace-protocol';
+import { join } from 'node:path';
 import { BackendApplicationContribution } from '@theia/core/lib/node/backend-application';
 import { ConnectionContainerModule } from '@theia/core/lib/node/messaging/connection-container-module';
 import { ContainerModule, interfaces } from '@theia/core/shared/inversify';
@@ -20,7 +23,7 @@ import { TheiaHostModels } from './theia-host-models';
 import { QodeAssistLanguageModels } from './theia-language-models';
 import { QodeAssistTheiaToolsServiceImpl } from './theia-tools-service-impl';
 import {
-    defaultSecretsStore, defaultWritableSecrets, QodeAssistConfiguration, QodeAssistKnownSecrets, QodeAssistSecretsStore, QodeAssistUserHome, QodeAssistWritableSecrets,
+    defaultSecretsStore, defaultWritableSecrets, QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistKnownSecrets, QodeAssistSecretsStore, QodeAssistUserHome, QodeAssistWritableSecrets,
     WorkspaceConfigurations
 } from './backend-symbols';
 import { defaultUserHome, QodeAssistChatServiceImpl } from './chat-service-impl';
@@ -64,9 +67,22 @@ export default new ContainerModule(bind => {
     bind(QodeAssistUserHome).toConstantValue(defaultUserHome());
     bind(QodeAssistWritableSecrets).toDynamicValue(ctx => defaultWritableSecrets(ctx.container.get<string>(QodeAssistUserHome), undefined, ctx.container.get(QodeAssistKnownSecrets)))
         .inSingletonScope();
+    // One owner per chat for the whole backend: windows showing the same chat share it.
+    bind(QodeAssistChatOwners).toConstantValue(new ChatOwners());
     bind(McpHubs).toSelf().inSingletonScope();
     bind(McpServerHost).toSelf().inSingletonScope();
     bind(BackendApplicationContribution).toDynamicValue(ctx => ({
+        // Temporary files of chat saves a crash cut short: the user's chats and the workspace opened last (others at their first use).
+        onStart: () => {
+            const folders = [join(ctx.container.get<string>(QodeAssistUserHome), '.qodeassist', 'chats')];
+            const workspaces = ctx.container.isBound(WorkspaceServer) ? ctx.container.get<WorkspaceServer>(WorkspaceServer).getMostRecentlyUsedWorkspace() : Promise.resolve(undefined);
+            void workspaces.then(uri => {
+                if (uri?.startsWith('file:')) {
+                    folders.push(join(FileUri.fsPath(uri), '.qodeassist', 'chats'));
+                }
+                return Promise.all(folders.map(folder => removeAbandonedTemporaryFiles(folder)));
+            }).catch(() => undefined);
+        },
         // Hub servers and the server mode end with the backend.
         onStop: () => {
             void ctx.container.get(McpHubs).dispose();

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
-    ChatEvent, ChatFeature, ChatHost, ChatInput, ChatStorage, ConfigurationService, EnvironmentSecretsStore, QodeAssistRuntime, StoredChat
+    ChatEvent, ChatSessionEvent, ChatFeature, ChatHost, ChatInput, ChatStorage, ConfigurationService, EnvironmentSecretsStore, QodeAssistRuntime, StoredChat
 } from '@qodeassist/core';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
@@ -15,12 +15,17 @@ const input = (text: string): ChatInput => ({ text, attachments: [] });
 /** The chat's key store has every fake key but Claude's. */
 const KEYS_WITHOUT_CLAUDE = Object.fromEntries(Object.entries(FAKE_KEYS).filter(([name]) => name !== 'FAKE_CLAUDE_API_KEY'));
 
+function isSessionEvent(event: ChatEvent): event is ChatSessionEvent {
+    return 'requestId' in event;
+}
+
 describe('ChatFeature over the fake provider', () => {
     const server = new FakeProviderServer({ hangMs: 15_000 });
     const fixture = new ConfigFixture();
-    const received: Array<{ chatId: string; event: ChatEvent }> = [];
+    const received: Array<{ chatId: string; event: ChatSessionEvent }> = [];
     const host: ChatHost = {
-        onEvents: (chatId, events) => received.push(...events.map(event => ({ chatId, event }))),
+        // The session's events; the chat's own (UserMessage, History) are the two-window spec's.
+        onEvents: (chatId, events) => received.push(...events.filter(isSessionEvent).map(event => ({ chatId, event }))),
         onNotice: () => undefined,
         requestToolPermission: async () => 'deny'
     };
@@ -240,12 +245,12 @@ describe('ChatFeature over the fake provider', () => {
         assert.match(JSON.stringify(body(1).messages.at(-1)), /LINKED_MARKER/);
     });
 
-    it('a configuration change while an answer streams: the next send moves the whole conversation to the new session', async () => {
+    it('a configuration change while an answer streams: the next send waits for that answer, then moves the whole conversation to the new session', async () => {
         const { chatId } = await feature.open(storage);
         server.enqueue({ kind: 'replay', recording: openAITextRecording('First.') });
         await feature.send(chatId, input('one'), {});
         assert.equal((await terminal(chatId)).type, 'Finished');
-        server.enqueue({ kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 200 });
+        server.enqueue({ kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 30 });
         await feature.send(chatId, input('two'), {});
         await requestsReceived(2);
         configuration.reload();
@@ -254,6 +259,8 @@ describe('ChatFeature over the fake provider', () => {
         await requestsReceived(3);
         const said = JSON.stringify(body(2).messages);
         assert.ok(said.includes('one') && said.includes('First.') && said.includes('two') && said.includes('three'), said);
+        const roles = body(2).messages.filter((message: { role: string }) => message.role !== 'system').map((message: { role: string }) => message.role);
+        assert.deepEqual(roles, ['user', 'assistant', 'user', 'assistant', 'user'], 'the second answer ended and went along: the send waited instead of cancelling it');
         for (;;) {
             const events = eventsOf(chatId);
             if (events.some(event => event.requestId === third && TERMINAL.includes(event.type))) {

@@ -45,25 +45,52 @@ function keyOriginsFor(files: Record<string, string>): Record<string, string> {
 export class BrowserAppProcess {
     private child: ChildProcess | undefined;
     private output = '';
+    private options: BrowserAppOptions = {};
     readonly root = mkdtempSync(join(tmpdir(), 'qodeassist-e2e-'));
     readonly workspace = join(this.root, 'workspace');
+    readonly home = join(this.root, 'home');
     url = '';
 
     async start(options: BrowserAppOptions): Promise<string> {
+        this.options = options;
         mkdirSync(join(this.workspace, '.theia'), { recursive: true });
         writeFileSync(join(this.workspace, '.theia', 'settings.json'), JSON.stringify(options.settings ?? {}, undefined, 2));
         for (const [path, text] of Object.entries(options.files ?? {})) {
             mkdirSync(dirname(join(this.workspace, path)), { recursive: true });
             writeFileSync(join(this.workspace, path), text);
         }
-        const home = join(this.root, 'home');
+        const home = this.home;
         mkdirSync(home, { recursive: true });
         const keyOrigins = options.allowProviderKeys === false ? {} : keyOriginsFor(options.files ?? {});
         for (const [path, text] of Object.entries({ ...keyOrigins, ...options.userFiles })) {
             mkdirSync(dirname(join(home, path)), { recursive: true });
             writeFileSync(join(home, path), text);
         }
-        const child = spawn(process.execPath, [options.main ?? BROWSER_APP_MAIN, this.workspace, '--hostname=127.0.0.1', '--port=0'], {
+        return this.launch(0);
+    }
+
+    /** Kills the backend as a crash would (SIGKILL: no shutdown, no last save); the workspace and home stay. */
+    async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+        const child = this.child;
+        this.child = undefined;
+        if (child && child.exitCode === null && child.signalCode === null) {
+            const exited = new Promise<void>(done => child.once('exit', () => done()));
+            child.kill(signal);
+            await exited;
+        }
+    }
+
+    /** Starts the backend again on the same address, as after a crash or a restart under an open page. */
+    async restart(): Promise<string> {
+        const port = Number(new URL(this.url).port);
+        this.output = '';
+        return this.launch(port);
+    }
+
+    private async launch(port: number): Promise<string> {
+        const options = this.options;
+        const home = this.home;
+        const child = spawn(process.execPath, [options.main ?? BROWSER_APP_MAIN, this.workspace, '--hostname=127.0.0.1', `--port=${port}`], {
             // No session bus: keys go to the workspace's throw-away home, never to the developer's keyring.
             env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: undefined, HOME: home, THEIA_CONFIG_DIR: join(home, '.theia'), ...options.env },
             stdio: ['ignore', 'pipe', 'pipe']

@@ -265,7 +265,7 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         await until('the open chat is renamed on disk', () => stored().find(chat => chat.id === originalId)?.title === 'Notes and image');
 
         await (await historyRow('Notes and image')).getByRole('button', { name: 'Delete' }).click();
-        await page.locator('.theia-notification-message', { hasText: 'This chat is open; close its view before deleting it' }).first().waitFor({ timeout: 10_000 });
+        await page.locator('.theia-notification-message', { hasText: 'This chat is open in a window; close its view before deleting it' }).first().waitFor({ timeout: 10_000 });
         assert.ok(existsSync(join(chats, `${originalId}.json`)));
         await page.keyboard.press('Escape');
 

@@ -16,7 +16,8 @@ import { ChatTurnContext, explainAuthFailure, prepareTurn, turnBlocks } from './
 import {
     AgentChoice, ATTACHMENT_LIMITS, ChatEvent, ChatHost, ChatInput, ChatStorage, ChatTurnOptions, editIdOf, OpenedChat, RoleChoice, SkillChoice
 } from './chat-types';
-import { OpenChat } from './open-chat';
+import { ChatOwners } from './chat-owners';
+import { ChatViewer, OpenChat } from './open-chat';
 
 export interface ChatFeatureOptions {
     runtime: QodeAssistRuntime;
@@ -25,22 +26,41 @@ export interface ChatFeatureOptions {
     userHome: string;
     /** Where a storage's chats are kept; default `.qodeassist/chats` of the workspace or the user's home. */
     storeFor?(storage: ChatStorage): ChatStore;
+    /** The chats open in this process, shared by every window's feature; default: this feature's own. */
+    owners?: ChatOwners;
 }
 
 /**
- * The chat, IDE-free: open and restore chats, prepare each turn (agent, role, environment,
- * skills, linked files, tools), send, forward the session's events with the ids file edits are
- * kept under, save after every answer, summarize into a new chat. One per host: the IDE makes
- * one per window connection (its RPC service adapts it), the bench one per run.
+ * The chat, IDE-free, as one window (or the bench) sees it: open and restore chats, prepare each
+ * turn (agent, role, environment, skills, linked files, tools), send, forward the session's events
+ * with the ids file edits are kept under, save while an answer streams and after it, summarize
+ * into a new chat. The IDE makes one per window connection (its RPC service adapts it), all
+ * sharing one `ChatOwners`: a chat open in two windows is one chat, its sends one after another,
+ * its events told to both, its file written by its owner only.
  */
 export class ChatFeature {
     private host: ChatHost | undefined;
+    /** The chats this window shows. */
     private readonly chats = new Map<string, OpenChat>();
-    /** Saves under way, also of chats closed meanwhile. */
-    private readonly writing = new Set<Promise<void>>();
+    private readonly owners: ChatOwners;
     private readonly turns: ChatTurnContext;
+    /** This window as the chats it shows know it. */
+    private readonly viewer: ChatViewer = {
+        onEvents: (chatId, events) => this.host?.onEvents(chatId, events),
+        onNotice: (chatId, message) => this.host?.onNotice(chatId, message),
+        onMoved: (from, to) => {
+            // Told under the old id while this window still knows it by that id.
+            this.host?.onEvents(from, [{ type: 'Moved', chatId: to }]);
+            const chat = this.chats.get(from);
+            if (chat) {
+                this.chats.delete(from);
+                this.chats.set(to, chat);
+            }
+        }
+    };
 
     constructor(private readonly options: ChatFeatureOptions) {
+        this.owners = options.owners ?? new ChatOwners();
         this.turns = {
             runtime: options.runtime, configurations: options.configurations, host: () => this.host,
             listener: (chat, agent) => events => this.forward(chat, agent, events)
@@ -60,38 +80,93 @@ export class ChatFeature {
         return this.chatFor(chatId).history;
     }
 
+    /**
+     * A new chat, or a saved one. A chat another window (or this one) has open already is shown
+     * as it is now, a running answer included; nothing is cancelled or read again.
+     */
     async open(storage: ChatStorage, chatId?: string): Promise<OpenedChat> {
         const store = this.storeFor(storage);
         if (!chatId) {
-            const id = randomUUID();
-            this.chats.set(id, new OpenChat(id, store, { createdAt: new Date().toISOString(), edits: {} }));
-            return { chatId: id };
+            const chat = new OpenChat(randomUUID(), store, { createdAt: new Date().toISOString(), edits: {} });
+            this.owners.add(chat);
+            this.show(chat);
+            return { chatId: chat.id };
         }
-        if (this.chats.has(chatId)) {
-            await this.close(chatId);
+        const owned = this.owners.find(store, chatId);
+        if (owned) {
+            this.show(owned);
+            return { chatId, ...owned.view() };
         }
-        const stored = await store.load(chatId);
+        const { chat: stored, state } = await store.open(chatId);
         const original = stored.compressedFrom ? await store.load(stored.compressedFrom).then(chat => chat.history, () => undefined) : undefined;
-        this.chats.set(chatId, OpenChat.fromStored(store, stored, original));
+        // Another window may have opened it while the file was read: there is one owner.
+        const opened = this.owners.find(store, chatId);
+        if (opened) {
+            this.show(opened);
+            return { chatId, ...opened.view() };
+        }
+        const chat = OpenChat.fromStored(store, stored, original, state);
+        this.owners.add(chat);
+        this.show(chat);
         return { chatId, chat: stored };
     }
 
-    /** Sends the user's message; the events follow on the host. A turn that could not start is reported as a failed request. */
+    /**
+     * Sends the user's message; the events follow on every window showing the chat. While an answer
+     * another window asked for is being written, the message waits for its end (the sender is told:
+     * `Queued`). A turn that could not start is reported to the sender as a failed request.
+     */
     async send(chatId: string, input: ChatInput, options: ChatTurnOptions): Promise<string> {
         const chat = this.chatFor(chatId);
         return chat.exclusive(async () => {
             try {
+                await this.afterRunning(chat, input.turnId);
+                if (input.turnId && chat.withdrawn.delete(input.turnId)) {
+                    return this.withdrawn(chatId, input.turnId);
+                }
                 const { session, tools, skills } = await prepareTurn(this.turns, chat, options);
-                const requestId = await session.send(turnBlocks(chat, input, skills), tools ? { tools: tools.definitions(), executor: tools } : {});
+                const blocks = turnBlocks(chat, input, skills);
+                this.stillShown(chat);
+                chat.announce = { turnId: input.turnId };
+                chat.sender = this.viewer;
+                const requestId = await session.send(blocks, tools ? { tools: tools.definitions(), executor: tools } : {});
                 chat.record.agent = options.agent;
                 chat.record.role = options.role;
-                this.save(chat);
+                this.owners.save(chat);
                 return requestId;
             } catch (error) {
-                // Nothing was sent: report it as a failed request so the chat shows it like any other.
-                const requestId = randomUUID();
-                this.host?.onEvents(chatId, [{ type: 'RequestStarted', requestId }, { type: 'Failed', requestId, error: toErrorInfo(error) }]);
+                return this.failedToStart(chatId, error, input.turnId);
+            } finally {
+                chat.announce = undefined;
+            }
+        });
+    }
+
+    /**
+     * Asks again for the answer to the last user message: what follows it (an interrupted, failed
+     * or finished answer) leaves the conversation, every window is told (`History`), and the request starts.
+     */
+    async retry(chatId: string, options: ChatTurnOptions): Promise<string> {
+        const chat = this.chatFor(chatId);
+        return chat.exclusive(async () => {
+            try {
+                await this.afterRunning(chat, undefined);
+                const { session, tools } = await prepareTurn(this.turns, chat, options);
+                const history = session.history;
+                const asked = [...history].reverse().findIndex(message => message.role === 'user' && message.blocks.some(block => block.type !== 'tool_result'));
+                const last = asked < 0 ? -1 : history.length - 1 - asked;
+                if (last < 0) {
+                    throw new QodeAssistError({ category: 'Validation', message: 'The chat has no message to answer again; type one.' });
+                }
+                this.stillShown(chat);
+                chat.sender = this.viewer;
+                session.restore(history.slice(0, last + 1));
+                this.owners.broadcast(chat, [{ type: 'History', history: [...session.history], edits: structuredClone(chat.record.edits) }]);
+                const requestId = await session.send([], tools ? { tools: tools.definitions(), executor: tools } : {});
+                this.owners.save(chat);
                 return requestId;
+            } catch (error) {
+                return this.failedToStart(chatId, error);
             }
         });
     }
@@ -99,11 +174,11 @@ export class ChatFeature {
     /** What the next send would contain and cost; undefined while busy or when it cannot be prepared (that shows at send). */
     async estimate(chatId: string, input: ChatInput, options: ChatTurnOptions): Promise<ContextManifest | undefined> {
         const chat = this.chats.get(chatId);
-        if (!chat || chat.session?.busy) {
+        if (!chat || chat.live || chat.session?.busy) {
             return undefined;
         }
         return chat.exclusive(async () => {
-            if (chat.session?.busy || this.chats.get(chatId) !== chat) {
+            if (chat.live || chat.session?.busy || this.chats.get(chatId) !== chat) {
                 return undefined;
             }
             try {
@@ -129,7 +204,7 @@ export class ChatFeature {
         if (!image && bytes.subarray(0, 8_000).includes(0)) {
             throw new QodeAssistError({ category: 'Validation', message: `"${name}" is a binary file; attach text files or images (PNG, JPEG, GIF, WebP).` });
         }
-        return chat.store.storeAttachment(chatId, name, mediaType, bytes);
+        return chat.store.storeAttachment(chat.id, name, mediaType, bytes);
     }
 
     /** Summarizes the chat through the compression roster into a new chat linked to this one; the original is kept. */
@@ -149,8 +224,13 @@ export class ChatFeature {
             version: CHAT_FILE_VERSION, id, title: `Summary: ${chat.record.title ?? titleOf(history)}`, createdAt: now, updatedAt: now,
             agent: chat.record.agent, role: chat.record.role, history: result.history, edits: {}, compressedFrom: chatId
         };
-        await chat.store.save(stored);
-        this.chats.set(id, OpenChat.fromStored(chat.store, stored, [...history]));
+        const outcome = await chat.store.saveOver(stored, { revision: 0 });
+        if ('conflict' in outcome) {
+            throw new QodeAssistError({ category: 'Config', message: `The summary could not be saved: ${outcome.conflict}.` });
+        }
+        const summary = OpenChat.fromStored(chat.store, stored, [...history], outcome.saved);
+        this.owners.add(summary);
+        this.show(summary);
         await this.close(chatId);
         return { chatId: id, chat: stored };
     }
@@ -163,20 +243,33 @@ export class ChatFeature {
             throw new QodeAssistError({ category: 'Validation', message: `The chat has no edit ${editId}.` });
         }
         edit.state = state;
-        this.save(chat);
+        this.owners.save(chat);
         await chat.saving;
     }
 
-    async cancel(chatId: string): Promise<void> {
-        await this.chats.get(chatId)?.session?.cancel();
+    /**
+     * Stop: with `turnId` of a message still queued behind another window's answer, only that
+     * message is withdrawn (it ends as cancelled, never sent); otherwise the running request is cancelled.
+     */
+    async cancel(chatId: string, turnId?: string): Promise<void> {
+        const chat = this.chats.get(chatId);
+        if (turnId && chat?.queued.has(turnId)) {
+            chat.withdrawn.add(turnId);
+            return;
+        }
+        await chat?.session?.cancel();
     }
 
-    /** Cancels what the chat is doing and forgets it here; its last save still completes. */
+    /** This window stops showing the chat; when no window shows it any more, what it is doing is cancelled and it is forgotten here (its last save still completes). */
     async close(chatId: string): Promise<void> {
         const chat = this.chats.get(chatId);
         this.chats.delete(chatId);
-        await chat?.session?.cancel();
-        await chat?.saving;
+        if (!chat) {
+            return;
+        }
+        chat.viewers.delete(this.viewer);
+        await this.owners.release(chat);
+        await chat.saving;
     }
 
     list(storage: ChatStorage): ReturnType<ChatStore['list']> {
@@ -185,20 +278,20 @@ export class ChatFeature {
 
     async rename(storage: ChatStorage, chatId: string, title: string): Promise<void> {
         const store = this.storeFor(storage);
-        const open = this.chats.get(chatId);
-        if (open?.store.directory !== store.directory) {
+        const open = this.owners.find(store, chatId);
+        if (!open) {
             await store.rename(chatId, title);
             return;
         }
-        // An open chat is saved only through its queue, so a save under way cannot undo the rename.
+        // An open chat is saved only by its owner, so a save under way cannot undo the rename.
         open.record.title = chatTitle(title);
-        this.save(open);
+        this.owners.save(open);
         await open.saving;
     }
 
     async delete(storage: ChatStorage, chatId: string): Promise<void> {
-        if (this.chats.has(chatId)) {
-            throw new QodeAssistError({ category: 'Validation', message: 'This chat is open; close its view before deleting it.' });
+        if (this.owners.find(this.storeFor(storage), chatId)) {
+            throw new QodeAssistError({ category: 'Validation', message: 'This chat is open in a window; close its view before deleting it.' });
         }
         await this.storeFor(storage).delete(chatId);
     }
@@ -230,49 +323,112 @@ export class ChatFeature {
 
     /** Resolves when every pending save has been written, closed chats' included. */
     async saved(): Promise<void> {
-        await Promise.all([...this.writing]);
+        await this.owners.saved();
     }
 
+    /**
+     * The window is gone: it shows nothing any more; a chat no other window shows is cancelled, and so
+     * is a request this window sent (its tools would ask a window that is no longer there).
+     */
     dispose(): void {
         for (const chat of this.chats.values()) {
-            void chat.session?.cancel();
+            chat.viewers.delete(this.viewer);
+            if (chat.live && chat.sender === this.viewer) {
+                void chat.session?.cancel();
+            }
+            chat.tools.delete(this.host);
+            void this.owners.release(chat);
         }
         this.chats.clear();
         this.host = undefined;
     }
 
-    private forward(chat: OpenChat, agent: ResolvedAgent, events: readonly SessionEvent[]): void {
-        const forwarded = events.map((event): ChatEvent => {
-            if (event.type !== 'ToolResult' || !event.fileEdit) {
-                return explainAuthFailure(agent, event);
+    private show(chat: OpenChat): void {
+        chat.viewers.add(this.viewer);
+        this.chats.set(chat.id, chat);
+    }
+
+    /** Waits for the answer running in the chat (another window asked for it) to end; the sender is told it waits. */
+    private async afterRunning(chat: OpenChat, turnId: string | undefined): Promise<void> {
+        if (chat.live) {
+            this.host?.onEvents(chat.id, [{ type: 'Queued', turnId }]);
+            if (turnId) {
+                chat.queued.add(turnId);
             }
-            // The round's results join the history after this event: count the earlier ones with this id.
-            const earlier = chat.history.reduce((sum, message) => sum + message.blocks.filter(block => block.type === 'tool_result' && block.toolUseId === event.callId).length, 0);
-            const editId = editIdOf(event.callId, earlier);
-            chat.record.edits[editId] = { ...event.fileEdit, state: 'applied' };
-            return { ...event, editId };
-        });
-        // A chat closed meanwhile has no view left to tell.
-        if (this.chats.get(chat.id) === chat) {
-            this.host?.onEvents(chat.id, forwarded);
+            try {
+                await chat.idle();
+            } finally {
+                if (turnId) {
+                    chat.queued.delete(turnId);
+                }
+            }
         }
-        if (events.some(isTerminal)) {
-            this.save(chat);
+        this.stillShown(chat);
+    }
+
+    /** The chat is still shown here and still owned (it was not closed while the turn waited or was prepared). */
+    private stillShown(chat: OpenChat): void {
+        if (!chat.viewers.has(this.viewer) || this.owners.find(chat.store, chat.id) !== chat) {
+            throw new QodeAssistError({ category: 'Validation', message: 'The chat was closed in this window before the message could go.' });
         }
     }
 
-    /** Saves the chat in the background, one save after another; a failure is told to the user, nothing is lost. */
-    private save(chat: OpenChat): void {
-        const snapshot = chat.snapshot();
-        if (!snapshot) {
-            return;
+    /** Nothing was sent: the sender sees it as a failed request, like any other, ending its turn. */
+    private failedToStart(chatId: string, error: unknown, turnId?: string): string {
+        const requestId = randomUUID();
+        this.host?.onEvents(chatId, [{ type: 'RequestStarted', requestId, ...(turnId ? { turnId } : {}) }, { type: 'Failed', requestId, error: toErrorInfo(error) }]);
+        return requestId;
+    }
+
+    /** The sender withdrew its queued message: it ends as cancelled, never sent. */
+    private withdrawn(chatId: string, turnId: string): string {
+        const requestId = randomUUID();
+        this.host?.onEvents(chatId, [{ type: 'RequestStarted', requestId, turnId }, { type: 'Cancelled', requestId }]);
+        return requestId;
+    }
+
+    /** The session's events to every window showing the chat: a new request is announced with its user message, edits get their ids, the answer is saved as it streams and when it ends. */
+    private forward(chat: OpenChat, agent: ResolvedAgent, events: readonly SessionEvent[]): void {
+        const told: ChatEvent[] = [];
+        const kept: ChatEvent[] = [];
+        for (const event of events) {
+            if (event.type === 'RequestStarted') {
+                chat.begin(event.requestId);
+                const message = chat.history.at(-1);
+                if (chat.announce && message?.role === 'user') {
+                    told.push({ type: 'UserMessage', ...(chat.announce.turnId ? { turnId: chat.announce.turnId } : {}), message });
+                }
+                chat.announce = undefined;
+            }
+            const forwarded = this.numbered(chat, agent, event);
+            told.push(forwarded);
+            kept.push(forwarded);
         }
-        const saving = chat.saving.then(() => chat.store.save(snapshot)).catch(error => {
-            this.host?.onNotice(chat.id, `The chat could not be saved to ${chat.store.directory}: ${error instanceof Error ? error.message : String(error)}. It stays open here; check the folder's permissions or change qodeassist.chat.historyLocation.`);
-        });
-        chat.saving = saving;
-        this.writing.add(saving);
-        void saving.finally(() => this.writing.delete(saving));
+        const terminal = events.some(isTerminal);
+        try {
+            chat.keep(kept);
+            this.owners.broadcast(chat, told);
+        } finally {
+            // Whatever a window did with the events, a request that ended lets the next one go.
+            if (terminal) {
+                chat.end();
+                this.owners.save(chat);
+            } else if (chat.live) {
+                this.owners.saveSoon(chat);
+            }
+        }
+    }
+
+    /** A file edit's result names the key the chat keeps it under; an Auth failure where the key comes from. */
+    private numbered(chat: OpenChat, agent: ResolvedAgent, event: SessionEvent): ChatEvent {
+        if (event.type !== 'ToolResult' || !event.fileEdit) {
+            return explainAuthFailure(agent, event);
+        }
+        // The round's results join the history after this event: count the earlier ones with this id.
+        const earlier = chat.history.reduce((sum, message) => sum + message.blocks.filter(block => block.type === 'tool_result' && block.toolUseId === event.callId).length, 0);
+        const editId = editIdOf(event.callId, earlier);
+        chat.record.edits[editId] = { ...event.fileEdit, state: 'applied' };
+        return { ...event, editId };
     }
 
     private storeFor(storage: ChatStorage): ChatStore {
@@ -286,7 +442,7 @@ export class ChatFeature {
     private chatFor(chatId: string): OpenChat {
         const chat = this.chats.get(chatId);
         if (!chat) {
-            throw new QodeAssistError({ category: 'Validation', message: `No QodeAssist chat ${chatId} is open here; it was closed or the backend restarted. Open it again from the chat history.` });
+            throw new QodeAssistError({ category: 'Validation', message: `The chat ${chatId} is not open in this IDE backend (it was closed, or the backend restarted); open it again from the chat history.` });
         }
         return chat;
     }

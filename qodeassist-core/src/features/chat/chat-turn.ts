@@ -134,13 +134,17 @@ function link(context: ChatTurnContext, chat: OpenChat, session: Session, option
 function toolsFor(context: ChatTurnContext, chat: OpenChat, workspace: string, options: ChatTurnOptions, skills: SkillsEngine | undefined, projectTrusted: boolean): ToolKitExecutor {
     // Granting or withdrawing trust changes the tools offered and the skills' roots.
     const key = JSON.stringify([workspace, options.tools ?? null, chat.original !== undefined, options.skills ?? null, projectTrusted]);
-    if (chat.tools?.key !== key) {
+    // The window that sends answers the tools' questions: each window has the chat's tools of its own.
+    const host = context.host();
+    let tools = chat.tools.get(host);
+    if (tools?.key !== key) {
         const original = chat.original;
         const executor = context.runtime.toolKit({
-            host: context.host(), ownerId: chat.id, workspace, projectTrusted, settings: options.tools, skills,
+            host, ownerId: chat.id, workspace, projectTrusted, settings: options.tools, skills,
             originalHistory: original ? () => original : undefined
         });
-        chat.tools = { key, executor };
+        tools = { key, executor };
+        chat.tools.set(host, tools);
     }
-    return chat.tools.executor;
+    return tools.executor;
 }

@@ -1,10 +1,49 @@
-import { ContentRef } from '../../context/conversation-history';
+import { ContentRef, HistoryMessage } from '../../context/conversation-history';
 import { SessionEvent } from '../../session/session-events';
-import { StoredChat } from '../../session/chat-store';
+import { StoredChat, StoredFileEdit } from '../../session/chat-store';
 import { SkillSettings, ToolHost, ToolSettings } from '../../runtime/tool-kit';
 
 /** A session event as the chat forwards it: the result of a file edit names the key the chat keeps that edit under. */
-export type ChatEvent = SessionEvent & { editId?: string };
+export type ChatSessionEvent = SessionEvent & {
+    editId?: string;
+    /** On the `RequestStarted` of a message that never went (it could not be prepared, or was withdrawn while queued): the sender's turn it ends. */
+    turnId?: string;
+};
+
+/**
+ * A user message as the chat recorded it, told to every window showing the chat just before
+ * its request starts: the other windows show it; the sender matches `turnId` to the message it already shows.
+ */
+export interface UserMessageEvent {
+    type: 'UserMessage';
+    turnId?: string;
+    message: HistoryMessage;
+}
+
+/** Told to the sender only: its message waits until the answer another window asked for has ended, then goes. */
+export interface QueuedEvent {
+    type: 'Queued';
+    turnId?: string;
+}
+
+/** The conversation changed other than by a new message (a retry dropped the answer it replaces): views show this history. */
+export interface HistoryEvent {
+    type: 'History';
+    history: HistoryMessage[];
+    edits: Record<string, StoredFileEdit>;
+}
+
+/**
+ * The chat goes on under another id: its file was changed by another writer, so this chat was saved
+ * beside it as a conflict copy and continues as that copy. Sent under the old id; later events use the new one.
+ */
+export interface MovedEvent {
+    type: 'Moved';
+    chatId: string;
+}
+
+/** What a window showing a chat hears: the session's events of every request in it, whichever window sent it, and the chat's own. */
+export type ChatEvent = ChatSessionEvent | UserMessageEvent | QueuedEvent | HistoryEvent | MovedEvent;
 
 /**
  * The key a chat keeps a file edit under: the tool call's id, numbered from the second
@@ -52,12 +91,19 @@ export interface ChatStorage {
 export interface ChatInput {
     text: string;
     attachments: ContentRef[];
+    /** Chosen by the sender to recognize its message in the `UserMessage` and `Queued` events. */
+    turnId?: string;
 }
 
 export interface OpenedChat {
     chatId: string;
-    /** Set when an existing chat was opened: the view is rebuilt from its history. */
+    /**
+     * Set when an existing chat was opened: the view is rebuilt from its history. While a request
+     * runs (sent from any window), the history ends with the message that started it and `live` holds the rest.
+     */
     chat?: StoredChat;
+    /** The request running in the chat now, and its events so far; later events follow as usual. */
+    live?: { requestId: string; events: ChatEvent[] };
 }
 
 export interface AgentChoice {

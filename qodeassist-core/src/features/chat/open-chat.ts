@@ -1,7 +1,9 @@
-import { HistoryMessage } from '../../context/conversation-history';
-import { ChatStore, CHAT_FILE_VERSION, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
+import { basename, join } from 'node:path';
+import { ContentRef, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
+import { ChatFileState, ChatStore, CHAT_FILE_VERSION, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
 import { Session } from '../../session/session';
 import { ToolKitExecutor } from '../../tools/toolkit';
+import { ChatEvent, ChatHost } from './chat-types';
 
 /** What the saved file holds about a chat besides the session's history. */
 export interface ChatRecord {
@@ -13,35 +15,79 @@ export interface ChatRecord {
     compressedFrom?: string;
 }
 
-/** A chat open in a host: its store, its record, and the session answering in it. */
+/** A window (or the bench) showing a chat: where its events and notices go. */
+export interface ChatViewer {
+    onEvents(chatId: string, events: ChatEvent[]): void;
+    onNotice(chatId: string, message: string): void;
+    /** The chat goes on under another id (its conflict copy): the window keeps it under that id from now on. */
+    onMoved(from: string, to: string): void;
+}
+
+/** The request running in a chat: its events so far (for a window that opens the chat meanwhile) and the history before it. */
+interface LiveRequest {
+    requestId: string;
+    events: ChatEvent[];
+    /** The history's length when it started: its user message is the last one before. */
+    historyLength: number;
+    /** The answer of the round streaming now, kept for a save mid-stream. */
+    text: string;
+    thinking: string;
+    /** The history's length when the round began: a recorded round starts a new one. */
+    roundStart: number;
+}
+
+/**
+ * A chat open in this process, owned once however many windows show it: its store and file
+ * state, its record, the session answering in it, the request running, and who is watching.
+ */
 export class OpenChat {
     /** The history before a session exists (a restored chat); the session owns it afterwards. */
     seed: HistoryMessage[];
     session?: Session;
     /** Linked files pinned in the session. */
     readonly linked = new Set<string>();
-    /** The chat's tools, created for its workspace and settings; remembers "allow for this chat". */
-    tools?: { key: string; executor: ToolKitExecutor };
+    /** The chat's tools per window asking (its questions go there), created for the workspace and settings; each remembers "allow for this chat". */
+    readonly tools = new Map<ChatHost | undefined, { key: string; executor: ToolKitExecutor }>();
     /** Saves run one after another, newest last. */
     saving: Promise<void> = Promise.resolve();
+    /** Earlier ids of this chat (it moved to a conflict copy): attachments in their folders were copied into its own. */
+    readonly formerIds: string[] = [];
+    /** The file as this chat last read or wrote it. */
+    file: ChatFileState;
+    /** The windows showing the chat. */
+    readonly viewers = new Set<ChatViewer>();
+    live?: LiveRequest;
+    /** The window whose message started the running request: its tools ask there. */
+    sender?: ChatViewer;
+    /** Turns waiting for the running request to end, and those of them their sender withdrew (Stop). */
+    readonly queued = new Set<string>();
+    readonly withdrawn = new Set<string>();
+    /** Set by a send just before its request starts: the user message is announced with this id. */
+    announce?: { turnId?: string };
+    /** A save planned while an answer streams. */
+    streamSave?: ReturnType<typeof setTimeout>;
     /** Turns are prepared one at a time (a send, an estimate): a session swap never happens under another's feet. */
     private preparing: Promise<unknown> = Promise.resolve();
+    private idleWaiters: Array<() => void> = [];
 
     constructor(
-        readonly id: string,
+        /** The chat's id and file name; a chat that moved to its conflict copy takes the copy's. */
+        public id: string,
         readonly store: ChatStore,
         readonly record: ChatRecord,
         seed: HistoryMessage[] = [],
         /** The history of the chat this one summarizes, for read_original_history. */
-        readonly original?: readonly HistoryMessage[]
+        readonly original?: readonly HistoryMessage[],
+        file: ChatFileState = { revision: 0 }
     ) {
         this.seed = seed;
+        this.file = file;
     }
 
-    static fromStored(store: ChatStore, stored: StoredChat, original?: readonly HistoryMessage[]): OpenChat {
+    static fromStored(store: ChatStore, stored: StoredChat, original?: readonly HistoryMessage[], file?: ChatFileState): OpenChat {
         return new OpenChat(stored.id, store, {
             title: stored.title, createdAt: stored.createdAt, agent: stored.agent, role: stored.role, edits: stored.edits, compressedFrom: stored.compressedFrom
-        }, stored.history, original);
+        }, sendableHistory(stored.history), original, file ?? { revision: stored.revision ?? 0 });
     }
 
     /** Runs `work` after the chat's earlier preparations ended, whatever their outcome. */
@@ -51,22 +97,125 @@ export class OpenChat {
         return result;
     }
 
+    /** Resolves when no request runs in the chat. */
+    idle(): Promise<void> {
+        return this.live ? new Promise(resolve => this.idleWaiters.push(resolve)) : Promise.resolve();
+    }
+
     get history(): readonly HistoryMessage[] {
         return this.session?.history ?? this.seed;
     }
 
-    /** The chat as its file holds it, now; undefined while it has no message (nothing to save). */
+    /** A request started: what it streams is kept from now on. */
+    begin(requestId: string): void {
+        const length = this.history.length;
+        this.live = { requestId, events: [], historyLength: length, text: '', thinking: '', roundStart: length };
+    }
+
+    /** Keeps what the running request streamed, for a save mid-stream and for a window opening the chat meanwhile. */
+    keep(events: readonly ChatEvent[]): void {
+        const live = this.live;
+        if (!live) {
+            return;
+        }
+        for (const event of events) {
+            // Streamed pieces are joined: a long answer keeps a few events, not one per token.
+            const last = live.events.at(-1);
+            if (last && (event.type === 'TextDelta' || event.type === 'ThinkingDelta') && last.type === event.type && last.requestId === event.requestId
+                && !(last.type === 'ThinkingDelta' && last.signature !== undefined)) {
+                live.events[live.events.length - 1] = { ...last, ...event, text: last.text + event.text };
+            } else {
+                live.events.push(event);
+            }
+        }
+        if (this.history.length !== live.roundStart) {
+            // A tool round was recorded: its answer is in the history now, a new one streams.
+            live.roundStart = this.history.length;
+            live.text = '';
+            live.thinking = '';
+        }
+        for (const event of events) {
+            if (event.type === 'TextDelta') {
+                live.text += event.text;
+            } else if (event.type === 'ThinkingDelta') {
+                live.thinking += event.text;
+            }
+        }
+    }
+
+    /** The request ended: windows waiting to send go on. */
+    end(): void {
+        this.live = undefined;
+        this.sender = undefined;
+        for (const resolve of this.idleWaiters.splice(0)) {
+            resolve();
+        }
+    }
+
+    /**
+     * The chat as its file holds it, now; undefined while it has no message (nothing to save).
+     * While an answer streams, what arrived so far is its last message, marked interrupted: if the
+     * process ends before the answer does, that is what the chat shows.
+     */
     snapshot(): StoredChat | undefined {
         const history = [...this.history];
-        if (history.length === 0) {
-            return undefined;
+        const live = this.live;
+        if (live) {
+            // Between a tool round's recording and the next round's first piece, the streamed text is in the history already.
+            const streaming = history.length === live.roundStart;
+            const blocks: HistoryBlock[] = [
+                ...streaming && live.thinking ? [{ type: 'thinking' as const, text: live.thinking }] : [],
+                ...streaming && live.text ? [{ type: 'text' as const, text: live.text }] : []
+            ];
+            history.push({ role: 'assistant', blocks, interrupted: true });
         }
+        return history.length === 0 ? undefined : this.stored(this.id, history);
+    }
+
+    /** The chat as a window opening it now shows it: while a request runs, the history up to its user message and the request's events so far. */
+    view(): { chat?: StoredChat; live?: { requestId: string; events: ChatEvent[] } } {
+        const live = this.live;
+        const history = live ? this.history.slice(0, live.historyLength) : [...this.history];
+        if (history.length === 0 && !live) {
+            return {};
+        }
+        const chat = this.stored(this.id, history);
+        return live ? { chat, live: { requestId: live.requestId, events: [...live.events] } } : { chat };
+    }
+
+    private stored(id: string, history: HistoryMessage[]): StoredChat {
         const { record } = this;
         return {
-            version: CHAT_FILE_VERSION, id: this.id, title: record.title ?? titleOf(history), createdAt: record.createdAt,
-            updatedAt: new Date().toISOString(), history, edits: structuredClone(record.edits),
+            version: CHAT_FILE_VERSION, id, title: record.title ?? titleOf(history), createdAt: record.createdAt,
+            updatedAt: new Date().toISOString(), history: this.formerIds.length > 0 ? history.map(message => this.withOwnAttachments(message)) : history,
+            edits: structuredClone(record.edits),
             ...(record.agent ? { agent: record.agent } : {}), ...(record.role ? { role: record.role } : {}),
             ...(record.compressedFrom ? { compressedFrom: record.compressedFrom } : {})
         };
     }
+
+    /** A message whose attachments lie in a former id's folder refers to their copies in this chat's own. */
+    private withOwnAttachments(message: HistoryMessage): HistoryMessage {
+        const own = (ref: ContentRef): ContentRef => this.formerIds.some(former => this.store.ownsAttachment(former, ref.path))
+            ? { ...ref, path: join(this.store.attachmentsOf(this.id), basename(ref.path)) }
+            : ref;
+        return {
+            ...message,
+            blocks: message.blocks.map(block => block.type === 'image' || block.type === 'attachment' ? { ...block, ref: own(block.ref) } : block)
+        };
+    }
+}
+
+/**
+ * The history a session continues from: an interrupted answer keeps only its text (a half
+ * thinking block or tool call cannot be sent back); one with no text is left out.
+ */
+export function sendableHistory(history: readonly HistoryMessage[]): HistoryMessage[] {
+    return history.flatMap(message => {
+        if (!message.interrupted) {
+            return [message];
+        }
+        const blocks = message.blocks.filter(block => block.type === 'text' && block.text.trim());
+        return blocks.length > 0 ? [{ ...message, blocks }] : [];
+    });
 }

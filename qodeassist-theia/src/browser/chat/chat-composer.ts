@@ -83,6 +83,8 @@ export class ChatComposer implements ChatComposerPort {
     showManifest = false;
     /** Why the last message or attachment did not go. */
     error: string | undefined;
+    /** What the last `take` emptied, for `restoreDraft`: the attachments, without the copies of @-mentioned files (made again at the next send). */
+    protected taken: Attachment[] = [];
 
     protected chat: ComposerChat | undefined;
     protected update: () => void = () => undefined;
@@ -160,13 +162,28 @@ export class ChatComposer implements ChatComposerPort {
     async take(text: string): Promise<OutgoingAttachment[]> {
         const mentioned = await this.attachMentions(text);
         const attachments = [...this.attachments, ...mentioned];
-        this.draft = '';
-        if (this.inputElement) {
-            this.inputElement.value = '';
-        }
+        this.taken = this.attachments;
+        this.setDraft('');
         this.attachments = [];
         this.estimate = undefined;
         return attachments.map(({ ref, view }) => ({ ref, view }));
+    }
+
+    restoreDraft(text: string): void {
+        const typed = this.text().trim();
+        this.setDraft(typed && typed !== text ? `${text}\n\n${typed}` : text);
+        this.attachments = [...this.taken, ...this.attachments];
+        this.taken = [];
+        this.scheduleEstimate();
+        this.update();
+    }
+
+    /** Sets the draft, in the text area too when it is shown. */
+    setDraft(text: string): void {
+        this.draft = text;
+        if (this.inputElement) {
+            this.inputElement.value = text;
+        }
     }
 
     showProblem(reason: string | undefined): void {

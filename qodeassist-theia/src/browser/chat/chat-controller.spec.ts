@@ -1,28 +1,48 @@
 import * as assert from 'node:assert/strict';
-import type {
-    AgentChoice, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, ContentRef, ContextManifest, OpenedChat, PermissionAnswer, PermissionRequest,
+import type { HistoryMessage } from '@qodeassist/core';
+import {
+    AgentChoice, CHAT_NOT_OPEN_MARK, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, ContentRef, ContextManifest, OpenedChat, PermissionAnswer, PermissionRequest,
     QodeAssistChatService, RoleChoice, SkillChoice, StoredChat
 } from '../../common/chat-protocol';
 import { ChatComposerPort, ChatController, ChatControllerHost, ChatEventSource, OutgoingAttachment } from './chat-controller';
+import { BACKEND_AWAY_PROBLEM, BackendStatus } from './chat-reconnect';
 import { textOf } from './chat-transcript';
 
 type Call = [method: string, ...args: unknown[]];
 
-/** The backend's chat service in memory: records every call, opens chats numbered chat-1, chat-2, …; `fail` makes a method reject. */
+/**
+ * The backend's chat service in memory: records every call, opens chats numbered chat-1, chat-2, …;
+ * `fail` makes a method reject, `failOnce` its next call; `hold` keeps a method's next call waiting.
+ * A saved chat opens as `saved` holds it; one in `missing` has no file.
+ */
 class FakeChatService implements QodeAssistChatService {
     readonly calls: Call[] = [];
     readonly fail = new Map<string, Error>();
+    readonly failOnce = new Map<string, Error>();
+    readonly saved = new Map<string, OpenedChat>();
+    readonly missing = new Set<string>();
     manifest: ContextManifest | undefined;
     summary: StoredChat | undefined;
     protected nextChat = 1;
+    protected readonly held = new Map<string, Promise<Error | undefined>>();
 
     callsOf(method: string): unknown[][] {
         return this.calls.filter(([name]) => name === method).map(([, ...args]) => args);
     }
 
+    /** The next call of `method` waits until the returned function is called; with an error, it then rejects. */
+    hold(method: string): (error?: Error) => void {
+        let release: (error?: Error) => void = () => undefined;
+        this.held.set(method, new Promise(resolve => { release = resolve; }));
+        return error => release(error);
+    }
+
     protected async record<T>(method: string, args: unknown[], result: () => T): Promise<T> {
         this.calls.push([method, ...args]);
-        const error = this.fail.get(method);
+        const held = this.held.get(method);
+        this.held.delete(method);
+        const error = (held && await held) ?? this.failOnce.get(method) ?? this.fail.get(method);
+        this.failOnce.delete(method);
         if (error) {
             throw error;
         }
@@ -30,13 +50,21 @@ class FakeChatService implements QodeAssistChatService {
     }
 
     openSession(storage: ChatStorage, chatId?: string): Promise<OpenedChat> {
-        return this.record('openSession', [storage, chatId], () => ({ chatId: chatId ?? `chat-${this.nextChat++}` }));
+        return this.record('openSession', [storage, chatId], () => {
+            if (chatId && this.missing.has(chatId)) {
+                throw new Error(`There is no saved chat ${chatId}.`);
+            }
+            return chatId ? this.saved.get(chatId) ?? { chatId } : { chatId: `chat-${this.nextChat++}` };
+        });
     }
     send(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<string> {
         return this.record('send', [chatId, input, options], () => 'request-1');
     }
-    cancel(chatId: string): Promise<void> {
-        return this.record('cancel', [chatId], () => undefined);
+    retry(chatId: string, options: ChatSendOptions): Promise<string> {
+        return this.record('retry', [chatId, options], () => 'request-2');
+    }
+    cancel(chatId: string, turnId?: string): Promise<void> {
+        return this.record('cancel', turnId ? [chatId, turnId] : [chatId], () => undefined);
     }
     closeSession(chatId: string): Promise<void> {
         return this.record('closeSession', [chatId], () => undefined);
@@ -122,6 +150,8 @@ const OPTIONS: ChatSendOptions = { workspacePath: '/work/app', agent: 'claude-ch
 
 class FakeComposer implements ChatComposerPort {
     attachments: OutgoingAttachment[] = [];
+    /** The texts given back with `restoreDraft`. */
+    restored: string[] = [];
     problem: string | undefined;
     skillChoices: SkillChoice[] = [];
     takeError: Error | undefined;
@@ -147,6 +177,9 @@ class FakeComposer implements ChatComposerPort {
         const taken = this.attachments;
         this.attachments = [];
         return taken;
+    }
+    restoreDraft(text: string): void {
+        this.restored.push(text);
     }
     showProblem(reason: string | undefined): void {
         this.problem = reason;
@@ -194,6 +227,32 @@ class FakeHost implements ChatControllerHost {
     }
 }
 
+/** The backend connection as the test moves it away and back. */
+class FakeBackend implements BackendStatus {
+    away = false;
+    protected readonly changeListeners = new Set<(away: boolean) => unknown>();
+    protected readonly reconnectListeners = new Set<() => unknown>();
+
+    onDidChange(listener: (away: boolean) => unknown): { dispose(): void } {
+        this.changeListeners.add(listener);
+        return { dispose: () => this.changeListeners.delete(listener) };
+    }
+    onDidReconnect(listener: () => unknown): { dispose(): void } {
+        this.reconnectListeners.add(listener);
+        return { dispose: () => this.reconnectListeners.delete(listener) };
+    }
+    leave(): void {
+        this.away = true;
+        this.changeListeners.forEach(listener => listener(true));
+    }
+    async return(): Promise<void> {
+        this.away = false;
+        this.changeListeners.forEach(listener => listener(false));
+        this.reconnectListeners.forEach(listener => listener());
+        await settle();
+    }
+}
+
 /** Lets the controller's awaited promises and listeners run. */
 function settle(): Promise<void> {
     return new Promise(resolve => setImmediate(resolve));
@@ -204,13 +263,25 @@ function setup() {
     const client = new FakeEventSource();
     const composer = new FakeComposer();
     const host = new FakeHost();
+    const backend = new FakeBackend();
     const undone: string[] = [];
     const controller = new ChatController({
-        service, client, composer, host,
+        service, client, composer, host, backend,
         edits: { undo: async record => { undone.push(record.path); }, reapply: async () => undefined }
     });
-    return { service, client, composer, host, controller, undone };
+    return { service, client, composer, host, backend, controller, undone };
 }
+
+/** The input of the n-th send. */
+function sentInput(service: FakeChatService, index: number): ChatInput {
+    return service.callsOf('send')[index][1] as ChatInput;
+}
+
+const userMessage = (text: string): HistoryMessage => ({ role: 'user', blocks: [{ type: 'text', text }] });
+const answerMessage = (text: string, interrupted?: boolean): HistoryMessage => ({ role: 'assistant', blocks: [{ type: 'text', text }], ...(interrupted ? { interrupted } : {}) });
+const storedChat = (id: string, history: HistoryMessage[]): StoredChat => ({ version: 1, id, title: 'A chat', createdAt: '', updatedAt: '', edits: {}, history });
+const NOT_OPEN = new Error(`The chat chat-1 ${CHAT_NOT_OPEN_MARK} (it was closed, or the backend restarted); open it again from the chat history.`);
+const shape = (parts: ReturnType<typeof setup>) => parts.controller.transcript.messages.map(message => [message.role, textOf(message), message.status]);
 
 /** A chat with one finished turn, as the events of a whole request leave it. */
 async function withFinishedTurn(parts: ReturnType<typeof setup>): Promise<void> {
@@ -228,7 +299,9 @@ describe('ChatController', () => {
             composer.attachments = [attachment('notes.md')];
             await controller.send('  explain this  ');
             assert.deepEqual(service.callsOf('openSession'), [[{ location: 'workspace', workspacePath: '/work/app' }, undefined]]);
-            assert.deepEqual(service.callsOf('send'), [['chat-1', { text: 'explain this', attachments: [{ name: 'notes.md' }] }, OPTIONS]]);
+            const { turnId } = sentInput(service, 0);
+            assert.match(turnId!, /^[0-9a-f]{32}$/);
+            assert.deepEqual(service.callsOf('send'), [['chat-1', { text: 'explain this', attachments: [{ name: 'notes.md' }], turnId }, OPTIONS]]);
             const [user, answer] = controller.transcript.messages;
             assert.deepEqual([textOf(user), user.attachments, answer.status], ['explain this', [{ name: 'notes.md', mediaType: 'text/plain' }], 'streaming']);
             assert.deepEqual(controller.savedChat, { chatId: 'chat-1', location: 'workspace' });
@@ -261,17 +334,108 @@ describe('ChatController', () => {
             assert.deepEqual([service.calls, controller.transcript.messages], [[], []]);
         });
 
-        it('fails the answer it began with a Network error when the backend does not take the message, and opens a new chat next time', async () => {
-            const { service, controller } = setup();
-            service.fail.set('send', new Error('connection closed'));
+        it('gives each send its own turn id', async () => {
+            const parts = setup();
+            await withFinishedTurn(parts);
+            await parts.controller.send('second');
+            assert.notEqual(sentInput(parts.service, 0).turnId, sentInput(parts.service, 1).turnId);
+        });
+
+        it('refuses to send while the backend is away: the draft and its attachments stay in the composer, nothing is shown or sent', async () => {
+            const { service, composer, backend, controller } = setup();
+            composer.attachments = [attachment('notes.md')];
+            backend.leave();
             await controller.send('hello');
-            const answer = controller.transcript.messages[1];
-            assert.equal(answer.status, 'failed');
-            assert.deepEqual(answer.error, { category: 'Network', message: 'The QodeAssist backend could not take the message: connection closed' });
-            assert.equal(await controller.currentChatId(), undefined);
-            service.fail.delete('send');
-            await controller.send('again');
+            assert.equal(composer.problem, BACKEND_AWAY_PROBLEM);
+            assert.deepEqual([service.calls, controller.transcript.messages, composer.attachments.length], [[], [], 1]);
+            await backend.return();
+            assert.equal(composer.problem, undefined, 'the composer stops saying so once the backend is back');
+        });
+
+        it('keeps the chat and gives the message back to the composer when the connection drops during the send; no answer fails', async () => {
+            const parts = setup();
+            const { service, composer, backend, controller } = parts;
+            await withFinishedTurn(parts);
+            const release = service.hold('send');
+            const sending = controller.send('second question');
+            await settle();
+            assert.deepEqual(shape(parts).at(-1), ['assistant', '', 'streaming']);
+            backend.leave();
+            assert.equal(controller.transcript.messages[3].stalled, true, 'the answer says it waits for the backend instead of spinning');
+            release(new Error('reconnecting channel'));
+            await sending;
+            assert.deepEqual(shape(parts), [['user', 'first question', 'done'], ['assistant', 'first answer', 'done']]);
+            assert.deepEqual([composer.restored, composer.problem, await controller.currentChatId()], [['second question'], BACKEND_AWAY_PROBLEM, 'chat-1']);
+        });
+
+        it('says that the backend is away even while an answer waits for it, and sends nothing', async () => {
+            const { service, composer, backend, controller } = setup();
+            await controller.send('hi');
+            backend.leave();
+            await controller.send('typed while away');
+            assert.deepEqual([composer.problem, service.callsOf('send').length, controller.transcript.messages.length], [BACKEND_AWAY_PROBLEM, 1, 2]);
+        });
+
+        it('keeps a message the backend recorded when only the reply of its send was lost', async () => {
+            const parts = setup();
+            const { service, client, composer, backend, controller } = parts;
+            await controller.ensureChat();
+            const release = service.hold('send');
+            const sending = controller.send('hi');
+            await settle();
+            await client.push('chat-1', { type: 'UserMessage', turnId: sentInput(service, 0).turnId, message: userMessage('hi') }, { type: 'RequestStarted', requestId: 'r1' });
+            backend.leave();
+            release(new Error('reconnecting channel'));
+            await sending;
+            assert.deepEqual(shape(parts), [['user', 'hi', 'done'], ['assistant', '', 'streaming']]);
+            assert.deepEqual([composer.restored, composer.problem], [[], undefined]);
+        });
+
+        it('opens the chat again under the same id and sends once more when the backend no longer holds it (it restarted)', async () => {
+            const parts = setup();
+            const { service, composer, controller } = parts;
+            await withFinishedTurn(parts);
+            service.saved.set('chat-1', { chatId: 'chat-1', chat: storedChat('chat-1', [userMessage('first question'), answerMessage('first answer')]) });
+            service.failOnce.set('send', NOT_OPEN);
+            await controller.send('second question');
+            assert.deepEqual(service.callsOf('openSession').map(([, chatId]) => chatId), [undefined, 'chat-1']);
+            assert.deepEqual(service.callsOf('send').map(([chatId]) => chatId), ['chat-1', 'chat-1', 'chat-1']);
+            assert.equal(sentInput(service, 1).turnId, sentInput(service, 2).turnId);
+            assert.deepEqual(shape(parts), [['user', 'first question', 'done'], ['assistant', 'first answer', 'done'], ['user', 'second question', 'done'], ['assistant', '', 'streaming']]);
+            assert.deepEqual([composer.restored, composer.problem], [[], undefined]);
+        });
+
+        it('ends this view\'s answer when the resend after a reopen fails to start (the backend names the turn): nothing keeps streaming', async () => {
+            const parts = setup();
+            const { service, client, controller } = parts;
+            await withFinishedTurn(parts);
+            service.saved.set('chat-1', { chatId: 'chat-1', chat: storedChat('chat-1', [userMessage('first question'), answerMessage('first answer')]) });
+            service.failOnce.set('send', NOT_OPEN);
+            await controller.send('second question');
+            const { turnId } = sentInput(service, 2);
+            await client.push('chat-1', { type: 'RequestStarted', requestId: 'rF', turnId },
+                { type: 'Failed', requestId: 'rF', error: { category: 'Auth', message: 'no key' } });
+            assert.deepEqual(shape(parts), [['user', 'first question', 'done'], ['assistant', 'first answer', 'done'], ['user', 'second question', 'done'], ['assistant', '', 'failed']]);
+            assert.equal(controller.busy, false);
+        });
+
+        it('starts a new chat when the backend no longer holds one that never had a message', async () => {
+            const { service, controller } = setup();
+            await controller.ensureChat();
+            service.missing.add('chat-1');
+            service.failOnce.set('send', NOT_OPEN);
+            await controller.send('hello');
             assert.deepEqual(service.callsOf('send').map(([chatId]) => chatId), ['chat-1', 'chat-2']);
+            assert.equal(await controller.currentChatId(), 'chat-2');
+        });
+
+        it('keeps the draft and says why when the backend takes no message though it is reachable', async () => {
+            const { service, composer, controller } = setup();
+            service.fail.set('send', new Error('Request \'send\' failed'));
+            await controller.send('hello');
+            assert.deepEqual([controller.transcript.messages, composer.restored], [[], ['hello']]);
+            assert.equal(composer.problem, 'The QodeAssist backend could not take the message: Request \'send\' failed');
+            assert.equal(await controller.currentChatId(), 'chat-1');
         });
 
         it('keeps the draft and shows the problem when an attachment cannot go, before any turn begins', async () => {
@@ -465,6 +629,211 @@ describe('ChatController', () => {
             await parts.controller.setEdit(answer, parts.controller.transcript.editsOf(answer), 'undone');
             assert.deepEqual(parts.undone, ['b.ts', 'a.ts']);
             assert.deepEqual(parts.service.callsOf('setEditState'), [['chat-1', 'c2', 'undone'], ['chat-1', 'c1', 'undone']]);
+        });
+    });
+
+    describe('backend restart', () => {
+        it('opens the shown chat again under its id when the backend is back, and shows it as it is there, a running request included', async () => {
+            const parts = setup();
+            const { service, client, backend, controller } = parts;
+            await withFinishedTurn(parts);
+            await controller.send('second question');
+            backend.leave();
+            service.saved.set('chat-1', {
+                chatId: 'chat-1', chat: storedChat('chat-1', [userMessage('first question'), answerMessage('first answer'), userMessage('second question')]),
+                live: { requestId: 'r2', events: [{ type: 'RequestStarted', requestId: 'r2', agent: 'claude-chat' }, { type: 'TextDelta', requestId: 'r2', text: 'so far' }] }
+            });
+            await backend.return();
+            assert.deepEqual(service.callsOf('openSession').at(-1), [{ location: 'workspace', workspacePath: '/work/app' }, 'chat-1']);
+            assert.deepEqual(shape(parts), [
+                ['user', 'first question', 'done'], ['assistant', 'first answer', 'done'], ['user', 'second question', 'done'], ['assistant', 'so far', 'streaming']
+            ]);
+            const answer = controller.transcript.messages[3];
+            assert.deepEqual([answer.requestId, answer.agent, answer.stalled], ['r2', 'claude-chat', undefined]);
+            await client.push('chat-1', { type: 'TextDelta', requestId: 'r2', text: ' and the rest' }, { type: 'Finished', requestId: 'r2', stopReason: 'end_turn' });
+            assert.deepEqual(shape(parts)[3], ['assistant', 'so far and the rest', 'done']);
+        });
+
+        it('shows an answer the restart cut off as interrupted, with what had arrived', async () => {
+            const parts = setup();
+            await withFinishedTurn(parts);
+            await parts.controller.send('second question');
+            parts.backend.leave();
+            parts.service.saved.set('chat-1', {
+                chatId: 'chat-1',
+                chat: storedChat('chat-1', [userMessage('first question'), answerMessage('first answer'), userMessage('second question'), answerMessage('half an', true)])
+            });
+            await parts.backend.return();
+            assert.deepEqual(shape(parts).at(-1), ['assistant', 'half an', 'interrupted']);
+            assert.equal(parts.controller.busy, false);
+        });
+
+        it('ends the answer here when Stop is pressed while the backend is away, and cancels the request once back if it still runs', async () => {
+            const parts = setup();
+            const { service, backend, controller } = parts;
+            await controller.send('hi');
+            backend.leave();
+            await controller.stop();
+            assert.deepEqual([service.callsOf('cancel'), shape(parts)[1], controller.busy], [[], ['assistant', '', 'cancelled'], false]);
+            service.saved.set('chat-1', {
+                chatId: 'chat-1', chat: storedChat('chat-1', [userMessage('hi')]), live: { requestId: 'r1', events: [{ type: 'RequestStarted', requestId: 'r1' }] }
+            });
+            await backend.return();
+            assert.deepEqual(service.callsOf('cancel'), [['chat-1']]);
+        });
+
+        it('keeps an empty view when the backend has no file of the chat shown (it never had a message); the next message opens a new chat', async () => {
+            const { service, backend, controller } = setup();
+            await controller.ensureChat();
+            backend.leave();
+            service.missing.add('chat-1');
+            await backend.return();
+            assert.deepEqual([await controller.currentChatId(), controller.transcript.messages, controller.notice], [undefined, [], undefined]);
+            await controller.send('hello');
+            assert.deepEqual(service.callsOf('send').map(([chatId]) => chatId), ['chat-2']);
+        });
+
+        it('says why when a chat with messages cannot be opened again, and keeps it shown', async () => {
+            const parts = setup();
+            await withFinishedTurn(parts);
+            parts.backend.leave();
+            parts.service.missing.add('chat-1');
+            await parts.backend.return();
+            assert.equal(parts.controller.notice, 'QodeAssist could not open this chat again: There is no saved chat chat-1.');
+            assert.deepEqual([await parts.controller.currentChatId(), shape(parts).length], ['chat-1', 2]);
+        });
+    });
+
+    describe('other windows', () => {
+        it('show the message another window sent, with its answer streaming here', async () => {
+            const parts = setup();
+            await withFinishedTurn(parts);
+            await parts.client.push('chat-1', { type: 'UserMessage', turnId: 'other-window', message: userMessage('from the other window') },
+                { type: 'RequestStarted', requestId: 'r2' }, { type: 'TextDelta', requestId: 'r2', text: 'answer' });
+            assert.deepEqual(shape(parts).slice(2), [['user', 'from the other window', 'done'], ['assistant', 'answer', 'streaming']]);
+            assert.equal(parts.controller.busy, true);
+            assert.ok(parts.host.updates > 0);
+        });
+
+        it('leave the message this view sent as it is shown when its UserMessage comes', async () => {
+            const parts = setup();
+            await parts.controller.send('hi');
+            const { turnId } = sentInput(parts.service, 0);
+            await parts.client.push('chat-1', { type: 'UserMessage', turnId, message: userMessage('hi') }, { type: 'RequestStarted', requestId: 'r1' },
+                { type: 'TextDelta', requestId: 'r1', text: 'hello' });
+            assert.deepEqual(shape(parts), [['user', 'hi', 'done'], ['assistant', 'hello', 'streaming']]);
+        });
+
+        it('show another window\'s message above this view\'s message waiting to go, which says it is queued until its own turn starts', async () => {
+            const parts = setup();
+            const { service, client, controller } = parts;
+            await controller.ensureChat();
+            const release = service.hold('send');
+            const sending = controller.send('mine');
+            await settle();
+            const { turnId } = sentInput(service, 0);
+            await client.push('chat-1', { type: 'UserMessage', turnId: 'theirs', message: userMessage('theirs') }, { type: 'RequestStarted', requestId: 'rB' },
+                { type: 'TextDelta', requestId: 'rB', text: 'their answer' });
+            await client.push('chat-1', { type: 'Queued', turnId });
+            assert.deepEqual(shape(parts), [['user', 'theirs', 'done'], ['assistant', 'their answer', 'streaming'], ['user', 'mine', 'done'], ['assistant', '', 'streaming']]);
+            assert.deepEqual(controller.transcript.messages.map(message => !!message.queued), [false, false, true, false]);
+            await client.push('chat-1', { type: 'Finished', requestId: 'rB', stopReason: 'end_turn' });
+            await client.push('chat-1', { type: 'UserMessage', turnId, message: userMessage('mine') }, { type: 'RequestStarted', requestId: 'rA' },
+                { type: 'TextDelta', requestId: 'rA', text: 'my answer' });
+            release();
+            await sending;
+            assert.deepEqual(shape(parts), [['user', 'theirs', 'done'], ['assistant', 'their answer', 'done'], ['user', 'mine', 'done'], ['assistant', 'my answer', 'streaming']]);
+            assert.equal(controller.transcript.messages[2].queued, false);
+        });
+
+        it('Stop on this view\'s message queued behind another window\'s answer withdraws that message only; the other answer goes on', async () => {
+            const parts = setup();
+            const { service, client, controller } = parts;
+            await controller.ensureChat();
+            const release = service.hold('send');
+            const sending = controller.send('mine');
+            await settle();
+            const { turnId } = sentInput(service, 0);
+            await client.push('chat-1', { type: 'UserMessage', turnId: 'theirs', message: userMessage('theirs') }, { type: 'RequestStarted', requestId: 'rB' });
+            await client.push('chat-1', { type: 'Queued', turnId });
+            await controller.stop();
+            assert.deepEqual(service.callsOf('cancel'), [['chat-1', turnId]], 'withdraws the queued message, not the running answer');
+            // The backend ends the withdrawn turn under its id.
+            await client.push('chat-1', { type: 'RequestStarted', requestId: 'rW', turnId }, { type: 'Cancelled', requestId: 'rW' });
+            release();
+            await sending;
+            assert.deepEqual(shape(parts), [['user', 'theirs', 'done'], ['assistant', '', 'streaming'], ['user', 'mine', 'done'], ['assistant', '', 'cancelled']]);
+        });
+
+        it('follow the chat to its conflict copy: later events under the new id reach the view, and the view remembers the new id', async () => {
+            const parts = setup();
+            await withFinishedTurn(parts);
+            await parts.client.push('chat-1', { type: 'Moved', chatId: 'chat-1-conflict-x' });
+            assert.equal(await parts.controller.currentChatId(), 'chat-1-conflict-x');
+            assert.deepEqual(parts.controller.savedChat?.chatId, 'chat-1-conflict-x');
+            await parts.client.push('chat-1-conflict-x', { type: 'UserMessage', turnId: 'other', message: userMessage('later') }, { type: 'RequestStarted', requestId: 'r9' },
+                { type: 'TextDelta', requestId: 'r9', text: 'still here' });
+            assert.deepEqual(shape(parts).slice(-2), [['user', 'later', 'done'], ['assistant', 'still here', 'streaming']]);
+            assert.ok(parts.client.handlers.has('chat-1') && parts.client.handlers.has('chat-1-conflict-x'), 'tools of a request under way still ask under the old id');
+        });
+
+        it('replace the conversation with the history a History event brings; the retry\'s request that follows fills a new answer', async () => {
+            const parts = setup();
+            await withFinishedTurn(parts);
+            await parts.client.push('chat-1', { type: 'History', history: [userMessage('first question')], edits: {} },
+                { type: 'RequestStarted', requestId: 'r2' }, { type: 'TextDelta', requestId: 'r2', text: 'another answer' });
+            assert.deepEqual(shape(parts), [['user', 'first question', 'done'], ['assistant', 'another answer', 'streaming']]);
+        });
+    });
+
+    describe('retry', () => {
+        it('asks the backend again for an interrupted answer, with the composer\'s options', async () => {
+            const parts = setup();
+            parts.service.saved.set('saved-1', { chatId: 'saved-1', chat: storedChat('saved-1', [userMessage('question'), answerMessage('half', true)]) });
+            await parts.controller.openSaved('saved-1');
+            await parts.controller.retry(parts.controller.transcript.messages[1]);
+            assert.deepEqual([parts.service.callsOf('retry'), parts.service.callsOf('send')], [[['saved-1', OPTIONS]], []]);
+            assert.equal(parts.controller.busy, false);
+        });
+
+        it('asks the backend again for a failed answer whose message it recorded; sends the question anew when the request never started', async () => {
+            const parts = setup();
+            const { service, client, composer, controller } = parts;
+            await controller.send('hi');
+            const { turnId } = sentInput(service, 0);
+            await client.push('chat-1', { type: 'UserMessage', turnId, message: userMessage('hi') }, { type: 'RequestStarted', requestId: 'r1' },
+                { type: 'Failed', requestId: 'r1', error: { category: 'Provider', message: 'overloaded' } });
+            await controller.retry(controller.transcript.messages[1]);
+            assert.deepEqual(service.callsOf('retry'), [['chat-1', OPTIONS]]);
+
+            const fresh = setup();
+            await fresh.controller.send('hi');
+            await fresh.client.push('chat-1', { type: 'RequestStarted', requestId: 'r1' }, { type: 'Failed', requestId: 'r1', error: { category: 'Config', message: 'no agent' } });
+            fresh.composer.attachments = [attachment('draft.md')];
+            await fresh.controller.retry(fresh.controller.transcript.messages[1]);
+            assert.deepEqual([fresh.service.callsOf('retry'), fresh.service.callsOf('send').map(([, input]) => (input as ChatInput).text)], [[], ['hi', 'hi']]);
+            assert.equal(fresh.composer.attachments.length, 1, 'the draft\'s attachments stay for the draft');
+            assert.deepEqual(composer.restored, []);
+        });
+
+        it('asks nothing while the backend is away, and says why', async () => {
+            const parts = setup();
+            parts.service.saved.set('saved-1', { chatId: 'saved-1', chat: storedChat('saved-1', [userMessage('question'), answerMessage('half', true)]) });
+            await parts.controller.openSaved('saved-1');
+            parts.backend.leave();
+            await parts.controller.retry(parts.controller.transcript.messages[1]);
+            assert.deepEqual([parts.service.callsOf('retry'), parts.composer.problem], [[], BACKEND_AWAY_PROBLEM]);
+        });
+
+        it('opens the chat again and retries once more when the backend no longer holds it', async () => {
+            const parts = setup();
+            parts.service.saved.set('chat-1', { chatId: 'chat-1', chat: storedChat('chat-1', [userMessage('question'), answerMessage('half', true)]) });
+            await parts.controller.openSaved('chat-1');
+            parts.service.failOnce.set('retry', NOT_OPEN);
+            await parts.controller.retry(parts.controller.transcript.messages[1]);
+            assert.deepEqual(parts.service.callsOf('retry').map(([chatId]) => chatId), ['chat-1', 'chat-1']);
+            assert.deepEqual(parts.service.callsOf('openSession').map(([, chatId]) => chatId), ['chat-1', 'chat-1']);
+            assert.equal(parts.composer.problem, undefined);
         });
     });
 

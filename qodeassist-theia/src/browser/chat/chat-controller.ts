@@ -3,6 +3,7 @@ import type {
     ChatEvent, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, PermissionRequest, QodeAssistChatService, SkillChoice
 } from '../../common/chat-protocol';
 import type { PendingPermission } from '../shared/pending-permission';
+import { BACKEND_AWAY_PROBLEM, BackendStatus, ChatReconnect, isChatNotOpen, reasonOf } from './chat-reconnect';
 import { AttachmentView, ChatMessage, ChatTranscript, ToolActivity } from './chat-transcript';
 
 interface Disposable {
@@ -48,6 +49,8 @@ export interface ChatComposerPort {
      * @-mentioned files. Throws, and keeps the draft, when a copy cannot be made.
      */
     take(text: string): Promise<OutgoingAttachment[]>;
+    /** The message the last `take` emptied did not go: `text` and its attachments wait in the composer again, before whatever was typed since. */
+    restoreDraft(text: string): void;
     /** Shows why the message did not go; undefined clears it. */
     showProblem(reason: string | undefined): void;
     /** The token counter asks for a new estimate soon. */
@@ -77,6 +80,7 @@ export interface ChatControllerHost {
 
 export interface ChatControllerDeps {
     service: QodeAssistChatService;
+    backend: BackendStatus;
     client: ChatEventSource;
     edits: FileEditPort;
     composer: ChatComposerPort;
@@ -86,9 +90,15 @@ export interface ChatControllerDeps {
 /** Failures that mean the chat may have no reachable agent: the view offers the Quick Setup again. */
 const SETUP_CATEGORIES: ReadonlyArray<ErrorInfo['category']> = ['Auth', 'Network', 'Config'];
 
+/** An id no other send of any window picks; not `crypto.randomUUID`, which a page served over plain http (no secure context) lacks. */
+function newTurnId(): string {
+    return Array.from(crypto.getRandomValues(new Uint8Array(16)), byte => byte.toString(16).padStart(2, '0')).join('');
+}
+
 /**
- * One chat, bound to one backend session: sends, stops, summarizes, and turns the session's
- * events into the transcript. Plain TypeScript over the chat service; the view renders what it holds.
+ * One chat, bound to one backend session: sends, stops, summarizes, and turns the chat's events
+ * (this window's requests and other windows') into the transcript; ChatReconnect keeps it going
+ * across a backend restart. Plain TypeScript over the chat service; the view renders what it holds.
  */
 export class ChatController implements Disposable {
     readonly transcript = new ChatTranscript();
@@ -104,19 +114,44 @@ export class ChatController implements Disposable {
     protected chatId: Promise<string> | undefined;
     protected storageLocation: ChatStorage['location'] | undefined;
     protected nextPermissionId = 1;
+    /** A retry is on its way to the backend. */
+    protected retrying = false;
+    /** The composer says that the backend is away; it stops saying so when the backend is back. */
+    protected awayProblemShown = false;
     protected readonly chatBinding: Disposable[] = [];
     protected readonly subscriptions: Disposable[] = [];
+    protected readonly reconnect: ChatReconnect;
 
     constructor(protected readonly deps: ChatControllerDeps) {
+        this.reconnect = new ChatReconnect({
+            service: deps.service, backend: deps.backend, transcript: this.transcript,
+            chat: () => this.chatId,
+            storage: () => this.storage(),
+            reopened: (opened, storage) => {
+                this.savedChat = opened.chat ? { chatId: opened.chatId, location: storage.location } : this.savedChat;
+                // Prompts of a request that no longer runs have nobody to answer.
+                if (!opened.live) {
+                    this.denyPermissions();
+                }
+            },
+            forget: () => {
+                this.chatId = undefined;
+                this.savedChat = undefined;
+            },
+            notice: message => { this.notice = message; },
+            update: () => deps.host.update(true)
+        });
         this.subscriptions.push(
             deps.client.onDidReceiveSessionEvents(({ sessionId, events }) => this.onSessionEvents(sessionId, events)),
-            deps.client.onDidReceiveNotice(({ chatId, message }) => this.onNotice(chatId, message))
+            deps.client.onDidReceiveNotice(({ chatId, message }) => this.onNotice(chatId, message)),
+            deps.backend.onDidChange(away => this.onBackendChange(away)),
+            deps.backend.onDidReconnect(() => void this.reconnect.reopen())
         );
     }
 
-    /** A request is in flight or a summary is being made: nothing else is sent meanwhile. */
+    /** An answer streams (whichever window asked for it), a retry is on its way or a summary is being made: nothing else is sent meanwhile. */
     get busy(): boolean {
-        return this.transcript.pending !== undefined || this.summarizing;
+        return this.transcript.pending !== undefined || this.summarizing || this.retrying;
     }
 
     /** The id of the chat shown now, if any. */
@@ -139,42 +174,106 @@ export class ChatController implements Disposable {
         return this.chatId;
     }
 
-    /** Sends `text` with what the composer holds; a send the backend did not take fails the answer it began. */
+    /** Sends `text` with what the composer holds; a message the backend did not take goes back into the composer. */
     async send(text: string): Promise<void> {
-        const { service, composer, host } = this.deps;
+        const { composer, host } = this.deps;
         const message = text.trim();
-        if ((!message && !composer.hasAttachments()) || this.busy) {
+        if (!message && !composer.hasAttachments()) {
             return;
         }
-        const off = host.offReason();
+        // Said even while an answer waits for the backend: the user must know why Send does nothing.
+        const off = host.offReason() ?? (this.deps.backend.away ? BACKEND_AWAY_PROBLEM : undefined);
         if (off) {
-            composer.showProblem(off);
+            this.showProblem(off);
             host.update();
             return;
         }
-        composer.showProblem(undefined);
+        if (this.busy) {
+            return;
+        }
+        this.showProblem(undefined);
+        let attachments: OutgoingAttachment[];
         try {
             // Summarize first: what is uploaded from here on belongs to the chat that will be sent.
             if (await this.autoCompress(message)) {
                 host.update();
             }
-            const attachments = await composer.take(message);
-            const invoked = /^\/([a-z0-9-]{1,64})(?:\s+([\s\S]*))?$/.exec(message);
-            const skill = invoked && composer.skills().some(candidate => candidate.name === invoked[1]) ? invoked : undefined;
-            this.transcript.beginTurn(skill ? skill[2]?.trim() ?? '' : message, attachments.map(attachment => attachment.view), skill?.[1]);
-            host.update(true);
-            const input: ChatInput = { text: message, attachments: attachments.map(attachment => attachment.ref) };
-            const chatId = await this.ensureChat();
-            await service.send(chatId, input, composer.sendOptions());
+            attachments = await composer.take(message);
+        } catch (error) {
+            this.showProblem(reasonOf(error));
+            host.update();
+            return;
+        }
+        await this.deliver(message, attachments, true);
+    }
+
+    /**
+     * Shows the turn and sends it under a new turn id. A send the backend did not take (the
+     * connection dropped, the backend restarted) takes the turn back, and the text goes back into
+     * the composer when it came from there; the chat stays the same.
+     */
+    protected async deliver(message: string, attachments: OutgoingAttachment[], fromComposer: boolean): Promise<void> {
+        const { service, composer, host } = this.deps;
+        const invoked = /^\/([a-z0-9-]{1,64})(?:\s+([\s\S]*))?$/.exec(message);
+        const skill = invoked && composer.skills().some(candidate => candidate.name === invoked[1]) ? invoked : undefined;
+        const turnId = newTurnId();
+        this.transcript.beginTurn(skill ? skill[2]?.trim() ?? '' : message, attachments.map(attachment => attachment.view), skill?.[1], turnId);
+        host.update(true);
+        const input: ChatInput = { text: message, attachments: attachments.map(attachment => attachment.ref), turnId };
+        try {
+            const chatId = await this.reconnect.withOpenChat(() => this.ensureChat(), async id => {
+                await service.send(id, input, composer.sendOptions());
+                return id;
+            });
+            this.transcript.taken(turnId);
             this.savedChat = { chatId, location: this.storage().location };
         } catch (error) {
-            const reason = error instanceof Error ? error.message : String(error);
-            if (this.transcript.pending) {
-                this.chatId = undefined;
-                this.transcript.failPending({ category: 'Network', message: `The QodeAssist backend could not take the message: ${reason}` });
-            } else {
-                composer.showProblem(reason);
+            if (this.transcript.messages.some(candidate => candidate.turnId === turnId && candidate.recorded)) {
+                // Its UserMessage came: the backend holds the message, only the send's reply was lost.
+                this.transcript.taken(turnId);
+                return;
             }
+            this.transcript.dropTurn(turnId);
+            if (fromComposer) {
+                composer.restoreDraft(message);
+            }
+            this.showProblem(this.deps.backend.away || isChatNotOpen(error)
+                ? BACKEND_AWAY_PROBLEM : `The QodeAssist backend could not take the message: ${reasonOf(error)}`);
+            host.update();
+        }
+    }
+
+    /**
+     * Asks again for a failed or interrupted answer. The backend asks the question again when it
+     * holds it and nothing followed; otherwise (the request never started) the question is sent anew.
+     */
+    async retry(answer: ChatMessage): Promise<void> {
+        const { service, composer, host } = this.deps;
+        if (this.busy) {
+            return;
+        }
+        if (this.deps.backend.away) {
+            this.showProblem(BACKEND_AWAY_PROBLEM);
+            host.update();
+            return;
+        }
+        const messages = this.transcript.messages;
+        if (!answer.recorded || messages[messages.length - 1] !== answer || !this.chatId) {
+            const question = this.transcript.questionOf(answer);
+            if (question) {
+                await this.deliver(question, [], false);
+            }
+            return;
+        }
+        this.showProblem(undefined);
+        this.retrying = true;
+        host.update();
+        try {
+            await this.reconnect.withOpenChat(() => this.ensureChat(), chatId => service.retry(chatId, composer.sendOptions()));
+        } catch (error) {
+            this.showProblem(this.deps.backend.away || isChatNotOpen(error) ? BACKEND_AWAY_PROBLEM : `Retrying failed: ${reasonOf(error)}`);
+        } finally {
+            this.retrying = false;
             host.update();
         }
     }
@@ -194,11 +293,18 @@ export class ChatController implements Disposable {
         return true;
     }
 
-    /** Denies what waits for permission and cancels the request in flight. */
+    /** Denies what waits for permission and cancels the request in flight; while the backend is away, the answer stops here and the request is cancelled once it is back. */
     async stop(): Promise<void> {
         this.denyPermissions();
-        if (this.chatId && this.transcript.pending) {
-            await this.deps.service.cancel(await this.chatId);
+        if (!this.transcript.pending) {
+            return;
+        }
+        if (this.deps.backend.away) {
+            this.reconnect.stopWhileAway();
+        } else if (this.chatId) {
+            // A message of this view still queued behind another window's answer is withdrawn; that answer goes on.
+            const queued = this.transcript.queuedTurn();
+            await (queued ? this.deps.service.cancel(await this.chatId, queued) : this.deps.service.cancel(await this.chatId));
         }
     }
 
@@ -214,7 +320,7 @@ export class ChatController implements Disposable {
             const opened = await this.deps.service.summarize(await this.chatId, this.deps.composer.sendOptions());
             await this.showChat(opened, this.storage().location);
         } catch (error) {
-            this.notice = `Summarizing failed: ${error instanceof Error ? error.message : String(error)}`;
+            this.notice = `Summarizing failed: ${reasonOf(error)}`;
         } finally {
             this.summarizing = false;
             this.deps.host.update();
@@ -238,7 +344,7 @@ export class ChatController implements Disposable {
             const opened = await this.deps.service.openSession(this.storage(location), chatId);
             await this.showChat(opened, location);
         } catch (error) {
-            this.notice = error instanceof Error ? error.message : String(error);
+            this.notice = reasonOf(error);
             this.deps.host.update();
         }
     }
@@ -266,7 +372,7 @@ export class ChatController implements Disposable {
                     await this.deps.service.setEditState(chatId, edit.id, state);
                 }
             } catch (error) {
-                edit.problem = error instanceof Error ? error.message : String(error);
+                edit.problem = reasonOf(error);
             }
         }
         this.transcript.touch(message);
@@ -288,12 +394,18 @@ export class ChatController implements Disposable {
         if (!this.chatId || sessionId !== await this.chatId.catch(() => undefined)) {
             return;
         }
+        const moved = events.find(event => event.type === 'Moved');
+        if (moved?.type === 'Moved') {
+            this.follow(moved.chatId);
+        }
         let changed = false;
         let ended = false;
         for (const event of events) {
             changed = this.transcript.apply(event) || changed;
             ended ||= event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled';
         }
+        // Another window's message, a replaced history or a queued message change more than the streaming answer.
+        const whole = events.some(event => event.type === 'UserMessage' || event.type === 'History' || event.type === 'Queued');
         if (ended) {
             this.permissions = [];
             this.deps.composer.scheduleEstimate();
@@ -302,9 +414,27 @@ export class ChatController implements Disposable {
                 this.deps.host.checkSetup();
             }
         }
-        if (changed) {
+        if (whole) {
+            this.deps.host.update(true);
+        } else if (changed) {
             this.deps.host.streamed(ended);
         }
+    }
+
+    /** Answers that stream say they wait for the backend while it is away; the composer stops saying it is away once it is back. */
+    protected onBackendChange(away: boolean): void {
+        const stalled = this.transcript.stall(away);
+        if (!away && this.awayProblemShown) {
+            this.showProblem(undefined);
+        }
+        if (stalled || !away) {
+            this.deps.host.update();
+        }
+    }
+
+    protected showProblem(reason: string | undefined): void {
+        this.deps.composer.showProblem(reason);
+        this.awayProblemShown = reason === BACKEND_AWAY_PROBLEM;
     }
 
     protected async onNotice(chatId: string, message: string): Promise<void> {
@@ -319,17 +449,32 @@ export class ChatController implements Disposable {
         for (const disposable of this.chatBinding.splice(0)) {
             disposable.dispose();
         }
+        this.answerPermissionsOf(chatId);
+        return chatId;
+    }
+
+    /**
+     * The chat goes on under another id (its file changed elsewhere; this chat continues as its
+     * conflict copy): this view follows it. Tools of a request under way still ask under the old id, so both are answered here.
+     */
+    protected follow(chatId: string): void {
+        this.chatId = Promise.resolve(chatId);
+        this.answerPermissionsOf(chatId);
+        this.savedChat = { chatId, location: this.storage().location };
+        this.deps.host.update();
+    }
+
+    protected answerPermissionsOf(chatId: string): void {
         this.chatBinding.push(this.deps.client.setPermissionHandler(chatId, request => new Promise<PermissionAnswer>(resolve => {
             this.permissions = [...this.permissions, { id: this.nextPermissionId++, request, answer: resolve }];
             this.deps.host.update(true);
         })));
-        return chatId;
     }
 
     protected async showChat(opened: OpenedChat, location: ChatStorage['location']): Promise<void> {
         this.chatId = Promise.resolve(this.bind(opened.chatId));
         this.savedChat = { chatId: opened.chatId, location };
-        this.transcript.restore(opened.chat?.history ?? [], opened.chat?.edits ?? {});
+        this.transcript.restore(opened.chat?.history ?? [], opened.chat?.edits ?? {}, opened.live?.events);
         this.notice = undefined;
         this.deps.host.chatShown(opened);
         await this.deps.composer.follow(opened);

@@ -14,7 +14,8 @@ export interface MessageActions {
     answerPermission(pending: PendingPermission, answer: PermissionAnswer): void;
     setEdit(message: ChatMessage, tools: ToolActivity[], state: 'applied' | 'undone'): void;
     openFile(path: string): void;
-    runErrorAction(action: ChatErrorAction): void;
+    /** An action offered with a failed or interrupted answer (`retry` asks for that answer again). */
+    runErrorAction(action: ChatErrorAction, message: ChatMessage): void;
     openChat(chatId: string): void;
 }
 
@@ -23,11 +24,13 @@ interface MessageViewProps {
     revision: number;
     /** Only the streaming answer shows them. */
     permissions: readonly PendingPermission[];
+    /** The newest message: only its answer can be asked for again. */
+    last: boolean;
     actions: MessageActions;
 }
 
 /** One message; re-rendered only when its revision or its permission prompts change. */
-export const MessageView = React.memo(function MessageView({ message, permissions, actions }: MessageViewProps): React.ReactElement {
+export const MessageView = React.memo(function MessageView({ message, permissions, last, actions }: MessageViewProps): React.ReactElement {
     const edits = toolsOf(message).filter(tool => tool.edit);
     const undoable = edits.filter(tool => tool.edit!.state === 'applied');
     const reappliable = edits.filter(tool => tool.edit!.state === 'undone');
@@ -36,8 +39,14 @@ export const MessageView = React.memo(function MessageView({ message, permission
             <i className={codicon(message.role === 'user' ? 'account' : 'sparkle')} />
             <span>{message.role === 'user' ? nls.localize('qodeassist/chat/you', 'You') : 'QodeAssist'}</span>
             {message.agent && <span className='qa-message-agent' title={message.model}>{message.agent}</span>}
-            {message.status === 'streaming' && <i className={`${codicon('loading')} theia-animation-spin qa-spinner`} />}
+            {message.status === 'streaming' && !message.stalled && <i className={`${codicon('loading')} theia-animation-spin qa-spinner`} />}
         </div>
+        {message.queued && <div className='qa-message-state' data-state='queued'>
+            <i className={codicon('clock')} /> {nls.localize('qodeassist/chat/queued', 'Queued — waits for the answer asked in another window')}
+        </div>}
+        {message.status === 'streaming' && message.stalled && <div className='qa-message-state' data-state='stalled'>
+            <i className={codicon('debug-disconnect')} /> {nls.localize('qodeassist/chat/stalled', 'Waiting for the IDE backend…')}
+        </div>}
         {message.compressedFrom && <div className='qa-summary-note'>
             <i className={codicon('fold')} /> {nls.localize('qodeassist/chat/summaryOf', 'This chat continues from a summary.')}{' '}
             <a href='#' className='qa-open-original' onClick={event => { event.preventDefault(); actions.openChat(message.compressedFrom!); }}>
@@ -62,12 +71,24 @@ export const MessageView = React.memo(function MessageView({ message, permission
             </button>}
         </div>}
         {message.status === 'cancelled' && <div className='qa-cancelled'>{nls.localize('qodeassist/chat/cancelled', 'Cancelled')}</div>}
-        {message.status === 'failed' && message.error && <ErrorView error={message.error} onAction={actions.runErrorAction} />}
+        {message.status === 'interrupted' && <div className='qa-interrupted'>
+            <span><i className={codicon('debug-disconnect')} /> {nls.localize('qodeassist/chat/interrupted', 'Interrupted — the IDE backend stopped before this answer ended')}</span>
+            {last && <button className='theia-button secondary' data-action='retry' onClick={() => actions.runErrorAction('retry', message)}>
+                {nls.localize('qodeassist/chat/retry', 'Retry')}
+            </button>}
+        </div>}
+        {message.status === 'failed' && message.error && <ErrorView error={message.error} except={last ? NO_ACTIONS : OLDER_ANSWER}
+            onAction={action => actions.runErrorAction(action, message)} />}
         {message.usage && message.status !== 'streaming' && <div className='qa-usage' title={message.manifest ? manifestSummary(message.manifest) : undefined}>
             {usageLine(message.usage)}
         </div>}
     </div>;
-}, (previous, next) => previous.message === next.message && previous.revision === next.revision && previous.permissions === next.permissions);
+}, (previous, next) => previous.message === next.message && previous.revision === next.revision && previous.permissions === next.permissions
+    && previous.last === next.last);
+
+const NO_ACTIONS: readonly ChatErrorAction[] = [];
+/** Retry asks for the last answer again; an older one stays as it is. */
+const OLDER_ANSWER: readonly ChatErrorAction[] = ['retry'];
 
 function usageLine(usage: NonNullable<ChatMessage['usage']>): string {
     return [`${usage.inputTokens} in`, usage.cachedTokens ? `${usage.cachedTokens} cached` : '', `${usage.outputTokens} out`,

@@ -1,5 +1,9 @@
+import type { HistoryMessage } from '@qodeassist/core';
 import * as assert from 'node:assert/strict';
 import { ChatTranscript, textOf, thinkingOf, toolsOf } from './chat-transcript';
+
+const user = (text: string): HistoryMessage => ({ role: 'user', blocks: [{ type: 'text', text }] });
+const shape = (transcript: ChatTranscript) => transcript.messages.map(message => [message.role, textOf(message), message.status]);
 
 describe('ChatTranscript', () => {
     it('fills the pending answer from the events of its request', () => {
@@ -113,5 +117,113 @@ describe('ChatTranscript', () => {
             ['b.ts', 'Edited b.ts', 'call_0#2', 'b.ts', 'undone'],
             ['c.ts', 'Edited c.ts', 'call_0#3', 'c.ts', 'applied']
         ]);
+    });
+
+    it('shows an answer saved while it streamed as interrupted, with what had arrived, its question in the history', () => {
+        const transcript = new ChatTranscript();
+        transcript.restore([
+            user('explain'),
+            { role: 'assistant', blocks: [{ type: 'text', text: 'It reads' }, { type: 'tool_use', id: 'c1', name: 'read_file', input: { path: 'a.ts' } }], interrupted: true }
+        ], {});
+        const answer = transcript.messages[1];
+        assert.deepEqual([answer.status, textOf(answer), answer.recorded], ['interrupted', 'It reads', true]);
+        assert.deepEqual(toolsOf(answer).map(tool => tool.status), ['error']);
+        assert.equal(transcript.pending, undefined);
+    });
+
+    it('shows a running request from its events so far after the history that asked for it', () => {
+        const transcript = new ChatTranscript();
+        transcript.restore([user('explain')], {}, [{ type: 'RequestStarted', requestId: 'r1', agent: 'a' }, { type: 'TextDelta', requestId: 'r1', text: 'so far' }]);
+        assert.deepEqual(shape(transcript), [['user', 'explain', 'done'], ['assistant', 'so far', 'streaming']]);
+        assert.equal(transcript.pending?.requestId, 'r1');
+    });
+
+    it('shows another window\'s message with an answer the events fill; its own UserMessage changes nothing visible', () => {
+        const transcript = new ChatTranscript();
+        transcript.beginTurn('mine', [], undefined, 't1');
+        transcript.taken('t1');
+        assert.equal(transcript.apply({ type: 'UserMessage', turnId: 't1', message: user('mine') }), false);
+        transcript.apply({ type: 'RequestStarted', requestId: 'r1' });
+        transcript.apply({ type: 'Finished', requestId: 'r1', stopReason: 'end_turn' });
+        assert.equal(transcript.apply({ type: 'UserMessage', turnId: 'other', message: { role: 'user', blocks: [{ type: 'skill_invocation', name: 'tone', body: '' }, { type: 'text', text: 'theirs' }] } }), true);
+        transcript.apply({ type: 'RequestStarted', requestId: 'r2' });
+        transcript.apply({ type: 'TextDelta', requestId: 'r2', text: 'their answer' });
+        assert.deepEqual(shape(transcript), [['user', 'mine', 'done'], ['assistant', '', 'done'], ['user', 'theirs', 'done'], ['assistant', 'their answer', 'streaming']]);
+        assert.deepEqual([transcript.messages[2].skill, transcript.messages[2].turnId, transcript.messages[3].recorded], ['tone', undefined, true]);
+    });
+
+    it('puts another window\'s message above this view\'s turn waiting to go, which is queued until its own UserMessage', () => {
+        const transcript = new ChatTranscript();
+        transcript.beginTurn('mine', [], undefined, 't1');
+        transcript.apply({ type: 'UserMessage', turnId: 'other', message: user('theirs') });
+        transcript.apply({ type: 'RequestStarted', requestId: 'r1' });
+        transcript.apply({ type: 'TextDelta', requestId: 'r1', text: 'their answer' });
+        assert.deepEqual(shape(transcript), [['user', 'theirs', 'done'], ['assistant', 'their answer', 'streaming'], ['user', 'mine', 'done'], ['assistant', '', 'streaming']]);
+        assert.deepEqual(transcript.messages.map(message => message.queued ?? false), [false, false, true, false]);
+        transcript.apply({ type: 'Finished', requestId: 'r1', stopReason: 'end_turn' });
+        assert.equal(transcript.apply({ type: 'UserMessage', turnId: 't1', message: user('mine') }), true);
+        transcript.apply({ type: 'RequestStarted', requestId: 'r2' });
+        transcript.apply({ type: 'TextDelta', requestId: 'r2', text: 'my answer' });
+        assert.deepEqual(shape(transcript).slice(2), [['user', 'mine', 'done'], ['assistant', 'my answer', 'streaming']]);
+        assert.deepEqual([transcript.messages[2].queued, transcript.messages[3].recorded], [false, true]);
+    });
+
+    it('marks this view\'s waiting turn queued when the backend says so', () => {
+        const transcript = new ChatTranscript();
+        transcript.beginTurn('mine', [], undefined, 't1');
+        assert.equal(transcript.apply({ type: 'Queued', turnId: 't1' }), true);
+        assert.equal(transcript.messages[0].queued, true);
+    });
+
+    it('keeps this view\'s turn waiting to go last when a History replaces the conversation; the next request answers the history', () => {
+        const transcript = new ChatTranscript();
+        transcript.beginTurn('old question');
+        transcript.apply({ type: 'RequestStarted', requestId: 'r1' });
+        transcript.apply({ type: 'Failed', requestId: 'r1', error: { category: 'Provider', message: 'no' } });
+        transcript.beginTurn('mine', [], undefined, 't1');
+        assert.equal(transcript.apply({ type: 'History', history: [user('old question')], edits: {} }), true);
+        assert.deepEqual(shape(transcript), [['user', 'old question', 'done'], ['user', 'mine', 'done'], ['assistant', '', 'streaming']]);
+        transcript.apply({ type: 'RequestStarted', requestId: 'r2' });
+        transcript.apply({ type: 'TextDelta', requestId: 'r2', text: 'retried' });
+        assert.deepEqual(shape(transcript), [
+            ['user', 'old question', 'done'], ['assistant', 'retried', 'streaming'], ['user', 'mine', 'done'], ['assistant', '', 'streaming']
+        ]);
+    });
+
+    it('ignores a RequestStarted it has seen already (events told again after a reconnect)', () => {
+        const transcript = new ChatTranscript();
+        transcript.restore([user('q')], {}, [{ type: 'RequestStarted', requestId: 'r1' }]);
+        assert.equal(transcript.apply({ type: 'RequestStarted', requestId: 'r1' }), false);
+        assert.equal(transcript.messages.length, 2);
+    });
+
+    it('says that streaming answers wait for the backend while it is away, and ends them here on a Stop that cannot reach it', () => {
+        const transcript = new ChatTranscript();
+        transcript.beginTurn('q');
+        assert.equal(transcript.stall(true), true);
+        assert.equal(transcript.messages[1].stalled, true);
+        assert.equal(transcript.stall(true), false);
+        assert.equal(transcript.cancelStreaming(), true);
+        assert.deepEqual([transcript.messages[1].status, transcript.messages[1].stalled, transcript.pending], ['cancelled', undefined, undefined]);
+    });
+
+    it('takes back a turn the backend did not take, and says whether it shows any message the backend has had', () => {
+        const transcript = new ChatTranscript();
+        transcript.beginTurn('mine', [], undefined, 't1');
+        assert.equal(transcript.showsConversation(), false);
+        assert.equal(transcript.dropTurn('t1'), true);
+        assert.deepEqual([transcript.messages, transcript.dropTurn('t1')], [[], false]);
+        transcript.restore([user('q')], {});
+        assert.equal(transcript.showsConversation(), true);
+    });
+
+    it('gives the question an answer answers, its skill included', () => {
+        const transcript = new ChatTranscript();
+        transcript.beginTurn('first');
+        transcript.apply({ type: 'RequestStarted', requestId: 'r1' });
+        transcript.apply({ type: 'Finished', requestId: 'r1', stopReason: 'end_turn' });
+        transcript.beginTurn('the parser', [], 'review');
+        const [, firstAnswer, , secondAnswer] = transcript.messages;
+        assert.deepEqual([transcript.questionOf(firstAnswer), transcript.questionOf(secondAnswer), transcript.lastUserText()], ['first', '/review the parser', '/review the parser']);
     });
 });

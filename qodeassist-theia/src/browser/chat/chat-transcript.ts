@@ -1,7 +1,11 @@
 import type { ContextManifest, ErrorInfo, FileEditRecord, HistoryMessage, StoredFileEdit, Usage } from '@qodeassist/core';
 import { ChatEvent, editIdOf } from '../../common/chat-protocol';
 
-export type ChatMessageStatus = 'streaming' | 'done' | 'cancelled' | 'failed';
+/** `interrupted`: a saved answer that had not ended when the IDE backend stopped (what had arrived is kept). */
+export type ChatMessageStatus = 'streaming' | 'done' | 'cancelled' | 'failed' | 'interrupted';
+
+type RequestStartedEvent = Extract<ChatEvent, { type: 'RequestStarted' }>;
+type UserMessageEvent = Extract<ChatEvent, { type: 'UserMessage' }>;
 
 /** A file edit as the chat shows it: applied by the tool, undone by the user, or a failed undo/reapply. */
 export interface FileEditView {
@@ -55,6 +59,14 @@ export interface ChatMessage {
     skill?: string;
     /** On a summary: the chat it summarizes. */
     compressedFrom?: string;
+    /** On a turn this view sent (its message and answer): the id it went under, to know it again in the chat's events. */
+    turnId?: string;
+    /** On this view's message: the backend holds it until the answer another window asked for has ended. */
+    queued?: boolean;
+    /** On a streaming answer: the IDE backend cannot be reached, so nothing arrives for now. */
+    stalled?: boolean;
+    /** On an answer: its question is in the chat's history, so Retry asks the backend again instead of sending the text anew. */
+    recorded?: boolean;
     /** Goes up with every change, so a view can skip messages that did not change. */
     revision: number;
 }
@@ -77,6 +89,16 @@ export function toolsOf(message: ChatMessage): ToolActivity[] {
     return message.parts.flatMap(part => part.kind === 'tool' ? [part.tool] : []);
 }
 
+/** The last item that matches (the lib this compiles against has no `Array.prototype.findLast`). */
+function newest<T>(items: readonly T[], matches: (item: T) => boolean): T | undefined {
+    for (let i = items.length - 1; i >= 0; i--) {
+        if (matches(items[i])) {
+            return items[i];
+        }
+    }
+    return undefined;
+}
+
 /** The newest call of an answer with this id: providers that number calls per round reuse ids across rounds. */
 function latestCall(message: ChatMessage, callId: string, running = false): ToolActivity | undefined {
     const tools = toolsOf(message);
@@ -96,42 +118,85 @@ function latestCall(message: ChatMessage, callId: string, running = false): Tool
 export class ChatTranscript {
     private readonly items: ChatMessage[] = [];
     private nextId = 1;
+    /** This view's turns the backend has not taken yet (the send has not returned, no `UserMessage` or `RequestStarted` for them so far). */
+    private readonly waiting = new Set<string>();
+    /** The answer a `UserMessage` announced: the next `RequestStarted` is its request. */
+    private starting: ChatMessage | undefined;
+    /** The history was replaced: the next `RequestStarted` answers its last message, not a turn of this view still waiting. */
+    private answersHistory = false;
 
     get messages(): readonly ChatMessage[] {
         return this.items;
     }
 
+    /** The newest answer still streaming, whichever window asked for it. */
     get pending(): ChatMessage | undefined {
-        const last = this.items[this.items.length - 1];
-        return last?.role === 'assistant' && last.status === 'streaming' ? last : undefined;
+        return newest(this.items, message => message.role === 'assistant' && message.status === 'streaming');
+    }
+
+    /** Whether it shows any message the backend has had: anything but this view's turns it has not taken yet. */
+    showsConversation(): boolean {
+        return this.items.some(message => message.turnId === undefined || !this.waiting.has(message.turnId));
     }
 
     clear(): void {
         this.items.length = 0;
+        this.waiting.clear();
+        this.starting = undefined;
+        this.answersHistory = false;
     }
 
-    /** Records the user's message and an empty assistant message that the events will fill. */
-    beginTurn(text: string, attachments: AttachmentView[] = [], skill?: string): ChatMessage {
-        this.items.push({ id: this.nextId++, role: 'user', parts: text ? [{ kind: 'text', chunks: [text] }] : [], status: 'done', attachments, skill, revision: 0 });
-        const answer: ChatMessage = { id: this.nextId++, role: 'assistant', parts: [], status: 'streaming', attachments: [], revision: 0 };
+    /**
+     * Records the user's message and an empty assistant message that the events will fill;
+     * `turnId` is what the message is sent under, so the chat's events can name it.
+     */
+    beginTurn(text: string, attachments: AttachmentView[] = [], skill?: string, turnId?: string): ChatMessage {
+        this.items.push({ id: this.nextId++, role: 'user', parts: text ? [{ kind: 'text', chunks: [text] }] : [], status: 'done', attachments, skill, turnId, revision: 0 });
+        const answer: ChatMessage = { id: this.nextId++, role: 'assistant', parts: [], status: 'streaming', attachments: [], turnId, revision: 0 };
         this.items.push(answer);
+        if (turnId) {
+            this.waiting.add(turnId);
+        }
+        this.answersHistory = false;
         return answer;
     }
 
-    /** The send itself failed before any event (e.g. the backend connection is gone). */
-    failPending(error: ErrorInfo): void {
-        const pending = this.pending;
-        if (pending) {
-            pending.status = 'failed';
-            pending.error = error;
-            pending.revision++;
-        }
+    /** The backend took this view's turn (the send returned): a rebuilt view shows it from the backend's history. */
+    taken(turnId: string): void {
+        this.waiting.delete(turnId);
     }
 
-    /** Applies one session event; returns whether anything visible changed. */
+    /** This view's message that waits behind an answer asked in another window, if any. */
+    queuedTurn(): string | undefined {
+        return this.items.find(message => message.role === 'user' && message.queued && message.turnId !== undefined && this.waiting.has(message.turnId))?.turnId;
+    }
+
+    /** Takes back a turn of this view the backend did not take (the send failed); returns whether it was shown. */
+    dropTurn(turnId: string): boolean {
+        this.waiting.delete(turnId);
+        const before = this.items.length;
+        this.items.splice(0, this.items.length, ...this.items.filter(message => message.turnId !== turnId));
+        return this.items.length !== before;
+    }
+
+    /** Applies one event of the chat; returns whether anything visible changed. */
     apply(event: ChatEvent): boolean {
-        const target = this.pending;
-        if (!target) {
+        switch (event.type) {
+            case 'UserMessage':
+                return this.userMessage(event);
+            case 'Queued':
+                return event.turnId !== undefined && this.setQueued(event.turnId, true);
+            case 'History':
+                this.resume(event.history, event.edits);
+                return true;
+            case 'RequestStarted':
+                return this.start(event);
+            case 'Moved':
+                // The controller follows the chat to its new id; nothing shown changes.
+                return false;
+        }
+        const target = newest(this.items, message => message.role === 'assistant' && message.requestId === event.requestId);
+        if (!target || target.status !== 'streaming') {
             return false;
         }
         const changed = this.applyTo(target, event);
@@ -146,16 +211,106 @@ export class ChatTranscript {
         message.revision++;
     }
 
-    private applyTo(target: ChatMessage, event: ChatEvent): boolean {
-        if (event.type === 'RequestStarted') {
-            target.requestId = event.requestId;
-            target.agent = event.agent;
-            target.model = event.model;
-            return event.agent !== undefined;
+    /** The IDE backend went away (`stalled`) or came back: answers streaming now say that nothing can arrive meanwhile. */
+    stall(stalled: boolean): boolean {
+        let changed = false;
+        for (const message of this.items) {
+            if (message.role === 'assistant' && message.status === 'streaming' && !!message.stalled !== stalled) {
+                message.stalled = stalled;
+                message.revision++;
+                changed = true;
+            }
         }
-        if (target.requestId !== undefined && target.requestId !== event.requestId) {
+        return changed;
+    }
+
+    /** Ends every streaming answer here as cancelled, for a Stop that cannot reach the backend. */
+    cancelStreaming(): boolean {
+        let changed = false;
+        for (const message of this.items) {
+            if (message.role === 'assistant' && message.status === 'streaming') {
+                message.status = 'cancelled';
+                message.stalled = undefined;
+                message.revision++;
+                changed = true;
+            }
+        }
+        return changed;
+    }
+
+    /** A message of the chat was recorded: this view's own (now on its way), or one another window sent, shown above this view's waiting ones. */
+    private userMessage(event: UserMessageEvent): boolean {
+        const own = event.turnId !== undefined ? this.items.find(message => message.role === 'user' && message.turnId === event.turnId) : undefined;
+        if (own) {
+            this.waiting.delete(own.turnId!);
+            const changed = this.setQueued(own.turnId!, false);
+            const answer = this.items.find(message => message.role === 'assistant' && message.turnId === own.turnId);
+            if (answer) {
+                answer.recorded = true;
+                this.starting = answer.requestId === undefined ? answer : undefined;
+            }
+            return changed;
+        }
+        const user = this.userMessageOf(event.message);
+        const answer: ChatMessage = { id: this.nextId++, role: 'assistant', parts: [], status: 'streaming', attachments: [], recorded: true, revision: 0 };
+        this.items.splice(this.firstWaiting(), 0, user, answer);
+        for (const turnId of this.waiting) {
+            this.setQueued(turnId, true);
+        }
+        this.starting = answer;
+        return true;
+    }
+
+    /** A request started: the answer a `UserMessage` announced, else this view's answer waiting for it, else a new answer (a retry, another window's request). */
+    private start(event: RequestStartedEvent): boolean {
+        if (this.items.some(message => message.role === 'assistant' && message.requestId === event.requestId)) {
             return false;
         }
+        // A message of this view that never went (it failed to start, or was withdrawn) names its turn.
+        const own = event.turnId !== undefined
+            ? this.items.find(message => message.role === 'assistant' && message.turnId === event.turnId && message.requestId === undefined)
+            : undefined;
+        let target = own ?? this.starting ?? (this.answersHistory ? undefined
+            : newest(this.items, message => message.role === 'assistant' && message.status === 'streaming' && message.requestId === undefined));
+        if (!own) {
+            this.starting = undefined;
+            this.answersHistory = false;
+        }
+        let changed = event.agent !== undefined;
+        if (!target) {
+            target = { id: this.nextId++, role: 'assistant', parts: [], status: 'streaming', attachments: [], recorded: true, revision: 0 };
+            this.items.splice(this.firstWaiting(), 0, target);
+            changed = true;
+        }
+        if (target.turnId && this.waiting.delete(target.turnId)) {
+            changed = this.setQueued(target.turnId, false) || changed;
+        }
+        target.requestId = event.requestId;
+        target.agent = event.agent;
+        target.model = event.model;
+        if (changed) {
+            target.revision++;
+        }
+        return changed;
+    }
+
+    /** Where a message of the chat goes: above the first turn of this view the backend has not taken yet. */
+    private firstWaiting(): number {
+        const index = this.items.findIndex(message => message.turnId !== undefined && this.waiting.has(message.turnId));
+        return index < 0 ? this.items.length : index;
+    }
+
+    private setQueued(turnId: string, queued: boolean): boolean {
+        const user = this.items.find(message => message.role === 'user' && message.turnId === turnId);
+        if (!user || !!user.queued === queued) {
+            return false;
+        }
+        user.queued = queued;
+        user.revision++;
+        return true;
+    }
+
+    private applyTo(target: ChatMessage, event: Exclude<ChatEvent, RequestStartedEvent | UserMessageEvent | { type: 'Queued' | 'History' | 'Moved' }>): boolean {
         switch (event.type) {
             case 'Manifest':
                 target.manifest = event.manifest;
@@ -210,9 +365,10 @@ export class ChatTranscript {
 
     /**
      * Rebuilds the view of a saved chat from its history: each user message, then one answer
-     * gathering the assistant turns and tool rounds until the next user message.
+     * gathering the assistant turns and tool rounds until the next user message. `live` are the
+     * events so far of a request still running (its question ends the history).
      */
-    restore(history: readonly HistoryMessage[], edits: Readonly<Record<string, StoredFileEdit>>): void {
+    restore(history: readonly HistoryMessage[], edits: Readonly<Record<string, StoredFileEdit>>, live: readonly ChatEvent[] = []): void {
         this.clear();
         let answer: ChatMessage | undefined;
         // Counted as the backend counts them when it keys an edit (editIdOf).
@@ -235,22 +391,12 @@ export class ChatTranscript {
                 continue;
             }
             if (message.role === 'user') {
-                const user: ChatMessage = { id: this.nextId++, role: 'user', parts: [], status: 'done', attachments: [], compressedFrom: message.compressedFrom, revision: 0 };
-                for (const block of message.blocks) {
-                    if (block.type === 'text') {
-                        appendText(user, 'text', block.text);
-                    } else if (block.type === 'image' || block.type === 'attachment') {
-                        user.attachments.push({ name: block.ref.name, mediaType: block.ref.mediaType });
-                    } else if (block.type === 'skill_invocation') {
-                        user.skill = block.name;
-                    }
-                }
-                this.items.push(user);
+                this.items.push(this.userMessageOf(message));
                 answer = undefined;
                 continue;
             }
             if (!answer) {
-                answer = { id: this.nextId++, role: 'assistant', parts: [], status: 'done', attachments: [], revision: 0 };
+                answer = { id: this.nextId++, role: 'assistant', parts: [], status: 'done', attachments: [], recorded: true, revision: 0 };
                 this.items.push(answer);
             }
             for (const block of message.blocks) {
@@ -265,8 +411,11 @@ export class ChatTranscript {
             if (message.usage) {
                 answer.usage = message.usage;
             }
+            if (message.interrupted) {
+                answer.status = 'interrupted';
+            }
         }
-        // A tool call without a saved result was cut off (cancelled or failed mid-round).
+        // A tool call without a saved result was cut off (cancelled, failed or interrupted mid-round).
         for (const message of this.items) {
             for (const tool of toolsOf(message)) {
                 if (tool.status === 'running') {
@@ -275,17 +424,56 @@ export class ChatTranscript {
                 }
             }
         }
+        this.applyAll(live);
+    }
+
+    /**
+     * The chat as the backend holds it now (a `History` event, a reconnect): its history and the
+     * running request's events so far. This view's turns the backend has not taken yet stay, last.
+     */
+    resume(history: readonly HistoryMessage[], edits: Readonly<Record<string, StoredFileEdit>>, live: readonly ChatEvent[] = []): void {
+        const waiting = [...this.waiting];
+        const kept = this.items.filter(message => message.turnId !== undefined && this.waiting.has(message.turnId));
+        this.restore(history, edits);
+        this.items.push(...kept);
+        waiting.forEach(turnId => this.waiting.add(turnId));
+        this.answersHistory = true;
+        this.applyAll(live);
+    }
+
+    private applyAll(events: readonly ChatEvent[]): void {
+        for (const event of events) {
+            this.apply(event);
+        }
+    }
+
+    private userMessageOf(message: HistoryMessage): ChatMessage {
+        const user: ChatMessage = { id: this.nextId++, role: 'user', parts: [], status: 'done', attachments: [], compressedFrom: message.compressedFrom, revision: 0 };
+        for (const block of message.blocks) {
+            if (block.type === 'text') {
+                appendText(user, 'text', block.text);
+            } else if (block.type === 'image' || block.type === 'attachment') {
+                user.attachments.push({ name: block.ref.name, mediaType: block.ref.mediaType });
+            } else if (block.type === 'skill_invocation') {
+                user.skill = block.name;
+            }
+        }
+        return user;
     }
 
     /** The user text of the last turn, its skill invocation included, for Retry. */
     lastUserText(): string | undefined {
-        for (let i = this.items.length - 1; i >= 0; i--) {
-            const message = this.items[i];
-            if (message.role === 'user') {
-                return message.skill ? `/${message.skill} ${textOf(message)}`.trim() : textOf(message);
-            }
+        return this.questionOf(this.items[this.items.length - 1]);
+    }
+
+    /** The user text an answer answers (or of the message itself), its skill invocation included: what Retry sends again. */
+    questionOf(message: ChatMessage | undefined): string | undefined {
+        const index = message ? this.items.indexOf(message) : -1;
+        const question = newest(this.items.slice(0, index + 1), candidate => candidate.role === 'user');
+        if (!question) {
+            return undefined;
         }
-        return undefined;
+        return question.skill ? `/${question.skill} ${textOf(question)}`.trim() : textOf(question);
     }
 
     /** Every file edit of a message (for Apply all / Undo all). */

@@ -9,6 +9,7 @@ import * as React from '@theia/core/shared/react';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { ChatStorage, QodeAssistChatService } from '../../common/chat-protocol';
 import { QodeAssistConfigService, SetupState } from '../../common/config-protocol';
+import { BackendConnection } from '../connection/backend-connection';
 import { QodeAssistPreferences } from '../qodeassist-preferences';
 import { QodeAssistSwitch } from '../qodeassist-switch';
 import { ChatErrorAction, OPEN_PREFERENCES_COMMAND } from '../shared/error-affordance';
@@ -27,6 +28,11 @@ import { SetupCard } from './setup-card';
 
 const HISTORY_COMMAND = 'qodeassist.chat.history';
 const STREAM_RENDER_MS = 50;
+
+/** What a chat view keeps across a reload: the saved chat it shows, and the draft not sent yet. */
+interface StoredChatView extends Partial<ChatViewState> {
+    draft?: string;
+}
 
 /** Keeps the newest content in view after every render while the user has not scrolled up. */
 function ScrollAnchor({ stick }: { stick: () => boolean }): React.ReactElement {
@@ -72,8 +78,8 @@ interface MessageListProps {
 function MessageList({ messages, changed, permissions, actions, stick }: MessageListProps): React.ReactElement {
     React.useSyncExternalStore(changed.subscribe, changed.current);
     return <>
-        {messages.map(message => <MessageView key={message.id} message={message} revision={message.revision}
-            permissions={message.status === 'streaming' ? permissions : NO_PERMISSIONS} actions={actions} />)}
+        {messages.map((message, index) => <MessageView key={message.id} message={message} revision={message.revision}
+            permissions={message.status === 'streaming' ? permissions : NO_PERMISSIONS} last={index === messages.length - 1} actions={actions} />)}
         <ScrollAnchor stick={stick} />
     </>;
 }
@@ -110,6 +116,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     @inject(ChatFileEdits) protected readonly fileEdits: ChatFileEdits;
     @inject(QodeAssistProjectTrust) protected readonly projectTrust: QodeAssistProjectTrust;
     @inject(ChatComposer) protected readonly composer: ChatComposer;
+    @inject(BackendConnection) protected readonly backend: BackendConnection;
 
     protected controller: ChatController;
     protected messagesElement: HTMLDivElement | null = null;
@@ -130,6 +137,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         this.addClass('qa-chat');
         this.controller = new ChatController({
             service: this.chatService,
+            backend: this.backend,
             client: this.chatClient,
             edits: this.fileEdits,
             composer: this.composer,
@@ -148,6 +156,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             }
         });
         this.composer.connect(this.controller, () => this.update());
+        this.toDispose.push(this.backend.onDidChange(() => this.update()));
         this.toDispose.push(this.projectTrust.onDidChange(() => {
             this.update();
             void this.checkSetup();
@@ -212,12 +221,18 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         this.composer.focus();
     }
 
+    /** The draft goes with the stored state: a reload (what the banner advises when the backend stays away) brings it back. */
     storeState(): object | undefined {
-        return this.controller.savedChat;
+        const draft = this.composer.text();
+        const state: StoredChatView = { ...this.controller.savedChat, ...(draft.trim() ? { draft } : {}) };
+        return Object.keys(state).length > 0 ? state : undefined;
     }
 
     restoreState(state: object): void {
-        const saved = state as Partial<ChatViewState>;
+        const saved = state as StoredChatView;
+        if (typeof saved.draft === 'string' && !this.composer.text()) {
+            this.composer.setDraft(saved.draft);
+        }
         if (typeof saved.chatId === 'string' && (saved.location === 'workspace' || saved.location === 'user')) {
             void this.workspace.ready.then(() => this.openSaved(saved.chatId!, saved.location));
         }
@@ -250,20 +265,17 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         answerPermission: (pending, answer) => this.controller.answerPermission(pending, answer),
         setEdit: (message, tools, state) => void this.controller.setEdit(message, tools, state),
         openFile: path => void open(this.openers, URI.fromFilePath(path)),
-        runErrorAction: action => void this.runErrorAction(action),
+        runErrorAction: (action, message) => void this.runErrorAction(action, message),
         openChat: chatId => void this.commands.executeCommand('qodeassist.chat.openSaved', chatId, this.storage().location)
     };
 
-    protected async runErrorAction(action: ChatErrorAction): Promise<void> {
+    protected async runErrorAction(action: ChatErrorAction, message: ChatMessage): Promise<void> {
         if (action === 'open-settings') {
             await this.commands.executeCommand(OPEN_PREFERENCES_COMMAND, 'qodeassist');
         } else if (action === 'summarize') {
             await this.controller.summarize();
         } else {
-            const text = this.controller.transcript.lastUserText();
-            if (text) {
-                await this.controller.send(text);
-            }
+            await this.controller.retry(message);
         }
     }
 
@@ -273,6 +285,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         const { controller } = this;
         return <div className='qa-chat-root'>
             {this.renderToolbar()}
+            {this.backend.away && this.renderBackendAway()}
             {controller.notice && <div className='qa-notice'><i className={codicon('warning')} /> {controller.notice}
                 <button className='qa-icon-button' title='Dismiss' onClick={() => { controller.notice = undefined; this.update(); }}><i className={codicon('close')} /></button>
             </div>}
@@ -309,6 +322,20 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         </div>;
     }
 
+    /** The backend cannot be reached: the chat waits for it and keeps the draft; after a while, a reload may be what it takes. */
+    protected renderBackendAway(): React.ReactNode {
+        return <div className='qa-notice qa-backend-away' role='status' data-long={this.backend.awayLong}>
+            <i className={codicon('debug-disconnect')} />
+            <span>{this.backend.awayLong
+                ? nls.localize('qodeassist/chat/backendAwayLong',
+                    'QodeAssist: the IDE backend is still not reachable. Once it runs again, reload the page if the chat does not come back by itself — your draft is kept.')
+                : nls.localize('qodeassist/chat/backendAway', 'QodeAssist: the IDE backend is not reachable — reconnecting… Your draft is kept.')}</span>
+            {this.backend.awayLong && <button className='theia-button secondary' data-action='reload' onClick={() => window.location.reload()}>
+                {nls.localize('qodeassist/chat/reload', 'Reload')}
+            </button>}
+        </div>;
+    }
+
     protected renderEmptyState(): React.ReactNode {
         return <div className='qa-empty'>
             <i className={codicon('comment-discussion')} />
@@ -335,10 +362,9 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         }
     };
 
+    /** The controller sends nothing while an answer streams, and says why when the backend is away. */
     protected readonly sendDraft = (): void => {
-        if (!this.controller.busy) {
-            void this.controller.send(this.composer.text());
-        }
+        void this.controller.send(this.composer.text());
     };
 
     protected readonly stop = (): void => void this.controller.stop();

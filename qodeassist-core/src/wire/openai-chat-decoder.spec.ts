@@ -77,6 +77,34 @@ describe('OpenAIChatDecoder', () => {
         assert.deepEqual(events.at(-1), { type: 'MessageStop', requestId: 'r1', stopReason: 'other', providerReason: 'eos_token' });
     });
 
+    it('shows a streamed refusal as the answer and stops with content_filter', () => {
+        const decoder = new OpenAIChatDecoder('r1');
+        const events = [
+            delta({ role: 'assistant', content: null, refusal: '' }),
+            delta({ refusal: 'I can\'t help' }),
+            delta({ refusal: ' with that.' }),
+            delta({}, 'stop')
+        ].flatMap(record => decoder.decode(JSON.stringify(record)));
+        decoder.decode('[DONE]');
+        events.push(...decoder.finish());
+        assert.deepEqual(events, [
+            { type: 'TextDelta', requestId: 'r1', text: 'I can\'t help' },
+            { type: 'TextDelta', requestId: 'r1', text: ' with that.' },
+            { type: 'MessageStop', requestId: 'r1', stopReason: 'content_filter', providerReason: 'refusal' }
+        ]);
+        assert.deepEqual(decoder.turn().native, { role: 'assistant', content: null, refusal: 'I can\'t help with that.' });
+    });
+
+    it('keeps an empty or null refusal field from changing a normal stop', () => {
+        const events = decodeAll([delta({ role: 'assistant', content: '', refusal: null }), delta({ content: 'Hi', refusal: '' }, 'stop')]);
+        assert.deepEqual(events.at(-1), { type: 'MessageStop', requestId: 'r1', stopReason: 'end_turn' });
+    });
+
+    it('lets a length stop win over a refusal cut short', () => {
+        const events = decodeAll([delta({ refusal: 'I can\'t' }, 'length')]);
+        assert.deepEqual(events.at(-1), { type: 'MessageStop', requestId: 'r1', stopReason: 'max_tokens' });
+    });
+
     it('rejects a malformed record with a Provider error quoting it', () => {
         const decoder = new OpenAIChatDecoder('r1');
         assert.throws(() => decoder.decode('{"choices": [oops'), (error: unknown) =>

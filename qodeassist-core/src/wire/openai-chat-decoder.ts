@@ -17,6 +17,8 @@ interface ChatChunk {
             content?: string | ContentChunk[] | null;
             reasoning_content?: string | null;
             reasoning?: string | null;
+            /** OpenAI's refusal, streamed instead of content. */
+            refusal?: string | null;
             tool_calls?: ToolCallFragment[];
         };
         finish_reason?: string | null;
@@ -40,6 +42,7 @@ interface PendingToolCall {
 export interface OpenAIChatAssistantMessage {
     role: 'assistant';
     content: string | null;
+    refusal?: string;
     tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
 }
 
@@ -61,6 +64,7 @@ export class OpenAIChatDecoder implements StreamDecoder {
     private readonly toolCalls = new Map<number, PendingToolCall>();
     private readonly blocks = new AssistantBlocksBuilder();
     private text = '';
+    private refusal = '';
     private finishReason: string | undefined;
     private done = false;
     private stopReason: StopReason | undefined;
@@ -87,6 +91,9 @@ export class OpenAIChatDecoder implements StreamDecoder {
                 events.push(this.textDelta(delta.content));
             } else if (Array.isArray(delta.content)) {
                 events.push(...this.contentChunks(delta.content));
+            }
+            if (delta.refusal) {
+                events.push(this.refusalDelta(delta.refusal));
             }
             for (const fragment of delta.tool_calls ?? []) {
                 events.push(...this.addToolCallFragment(fragment));
@@ -118,11 +125,14 @@ export class OpenAIChatDecoder implements StreamDecoder {
             this.blocks.toolCall({ callId: call.callId, name: call.name, arguments: args });
             events.push({ type: 'ToolCallEnd', requestId: this.requestId, callId: call.callId, name: call.name, arguments: args });
         }
-        const providerReason = this.finishReason ?? 'stop';
-        this.stopReason = STOP_REASONS[providerReason] ?? 'other';
+        // A refusal ends with finish_reason "stop"; it is reported like Anthropic's `refusal` stop.
+        // Only refusal text counts: some servers send `"refusal": ""` in every answer.
+        const refused = this.refusal !== '' && (this.finishReason ?? 'stop') === 'stop';
+        const providerReason = refused ? 'refusal' : this.finishReason ?? 'stop';
+        this.stopReason = refused ? 'content_filter' : STOP_REASONS[providerReason] ?? 'other';
         events.push({
             type: 'MessageStop', requestId: this.requestId, stopReason: this.stopReason,
-            ...(this.stopReason === 'other' ? { providerReason } : {})
+            ...(this.stopReason === 'other' || refused ? { providerReason } : {})
         });
         return events;
     }
@@ -130,6 +140,9 @@ export class OpenAIChatDecoder implements StreamDecoder {
     turn(): AssistantTurn {
         const calls = this.orderedToolCalls();
         const native: OpenAIChatAssistantMessage = { role: 'assistant', content: this.text || null };
+        if (this.refusal) {
+            native.refusal = this.refusal;
+        }
         if (calls.length > 0) {
             native.tool_calls = calls.map(([, call]) => ({
                 id: call.callId, type: 'function', function: { name: call.name, arguments: call.argumentText.trim() || '{}' }
@@ -144,6 +157,13 @@ export class OpenAIChatDecoder implements StreamDecoder {
 
     private textDelta(text: string): ResponseEvent {
         this.text += text;
+        this.blocks.text(text);
+        return { type: 'TextDelta', requestId: this.requestId, text };
+    }
+
+    /** Refusal text is shown as the answer (an empty reply would hide it), and replayed as `refusal`. */
+    private refusalDelta(text: string): ResponseEvent {
+        this.refusal += text;
         this.blocks.text(text);
         return { type: 'TextDelta', requestId: this.requestId, text };
     }

@@ -31,10 +31,20 @@ interface ResponsesEvent {
             output_tokens_details?: { reasoning_tokens?: number };
         };
         incomplete_details?: { reason?: string } | null;
-        error?: { code?: string; message?: string } | null;
+        error?: ProviderError | null;
     };
-    code?: string;
-    message?: string;
+    /** `error` events carry code and message at the top level; some servers nest them under `error`. */
+    code?: string | null;
+    message?: string | null;
+    error?: ProviderError | null;
+    /** The whole refusal, on `response.refusal.done`. */
+    refusal?: string;
+    content_index?: number;
+}
+
+interface ProviderError {
+    code?: string | null;
+    message?: string | null;
 }
 
 const PROTOCOL = 'OpenAI Responses';
@@ -45,6 +55,8 @@ export class OpenAIResponsesDecoder implements StreamDecoder {
     private readonly blocks = new AssistantBlocksBuilder();
     private readonly started = new Set<string>();
     private completed: ResponsesEvent['response'] | undefined;
+    /** Refusal text received so far, by content part: `refusal.done` adds only what the deltas missed. */
+    private readonly refusals = new Map<string, string>();
     private stopReason: StopReason | undefined;
 
     constructor(private readonly requestId: RequestId) { }
@@ -66,6 +78,13 @@ export class OpenAIResponsesDecoder implements StreamDecoder {
                 }
                 this.blocks.thinking(event.delta);
                 return [{ type: 'ThinkingDelta', requestId: this.requestId, text: event.delta }];
+            case 'response.refusal.delta':
+                return this.refusal(event, event.delta ?? '');
+            case 'response.refusal.done': {
+                const received = this.refusals.get(refusalKey(event)) ?? '';
+                const whole = event.refusal ?? '';
+                return this.refusal(event, whole.startsWith(received) ? whole.slice(received.length) : '');
+            }
             case 'response.output_item.added':
                 return this.itemAdded(event.item);
             case 'response.output_item.done':
@@ -75,9 +94,9 @@ export class OpenAIResponsesDecoder implements StreamDecoder {
                 this.completed = event.response ?? {};
                 return [];
             case 'response.failed':
-                throw streamedProviderError(event.response?.error?.message, event.response?.error ?? event);
+                throw streamedProviderError(wordsOf(event.response?.error), event.response?.error ?? event);
             case 'error':
-                throw streamedProviderError(event.message, event);
+                throw streamedProviderError(wordsOf(event, event.error), event);
             default:
                 // created, in_progress, content_part.*, *.done and argument deltas carry nothing new:
                 // arguments are taken whole from output_item.done.
@@ -92,8 +111,10 @@ export class OpenAIResponsesDecoder implements StreamDecoder {
         }
         const incomplete = response.incomplete_details?.reason;
         const hasToolCalls = this.output.some(item => item.type === 'function_call');
+        // A refusal completes normally; it is reported like Anthropic's `refusal` stop.
+        const providerReason = incomplete ?? (this.refusals.size > 0 ? 'refusal' : undefined);
         this.stopReason = incomplete === 'max_output_tokens' ? 'max_tokens'
-            : incomplete === 'content_filter' ? 'content_filter'
+            : incomplete === 'content_filter' || providerReason === 'refusal' ? 'content_filter'
                 : incomplete ? 'other'
                     : hasToolCalls ? 'tool_use' : 'end_turn';
         const usage = response.usage ?? {};
@@ -106,13 +127,24 @@ export class OpenAIResponsesDecoder implements StreamDecoder {
             },
             {
                 type: 'MessageStop', requestId: this.requestId, stopReason: this.stopReason,
-                ...(incomplete ? { providerReason: incomplete } : {})
+                ...(providerReason && providerReason !== this.stopReason ? { providerReason } : {})
             }
         ];
     }
 
     turn(): AssistantTurn {
         return { blocks: this.blocks.blocks, stopReason: this.stopReason ?? 'other', native: this.output };
+    }
+
+    /** Refusal text is shown as the answer: dropping it would leave the user with an empty reply. */
+    private refusal(event: ResponsesEvent, text: string): ResponseEvent[] {
+        const key = refusalKey(event);
+        this.refusals.set(key, (this.refusals.get(key) ?? '') + text);
+        if (!text) {
+            return [];
+        }
+        this.blocks.text(text);
+        return [{ type: 'TextDelta', requestId: this.requestId, text }];
     }
 
     private itemAdded(item: ResponsesOutputItem | undefined): ResponseEvent[] {
@@ -147,4 +179,13 @@ export class OpenAIResponsesDecoder implements StreamDecoder {
         events.push({ type: 'ToolCallEnd', requestId: this.requestId, callId, name, arguments: args });
         return events;
     }
+}
+
+function refusalKey(event: ResponsesEvent): string {
+    return `${event.item_id ?? event.output_index ?? ''}:${event.content_index ?? 0}`;
+}
+
+/** The provider's own words for an error: the first message given, else the first code. */
+function wordsOf(...errors: Array<ProviderError | null | undefined>): string | undefined {
+    return errors.find(error => error?.message)?.message ?? errors.find(error => error?.code)?.code ?? undefined;
 }

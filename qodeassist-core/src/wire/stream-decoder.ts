@@ -50,7 +50,7 @@ export function truncatedStream(): QodeAssistError {
 export function streamedProviderError(message: string | undefined, detail: unknown): QodeAssistError {
     return new QodeAssistError({
         category: 'Provider',
-        message: `The provider reported an error mid-stream: ${message ?? 'no message'}. Try again.`,
+        message: `The provider reported an error mid-stream: ${(message ?? 'no message').replace(/[.\s]+$/, '')}. Try again.`,
         providerDetail: redactSecrets(typeof detail === 'string' ? detail : JSON.stringify(detail))
     });
 }

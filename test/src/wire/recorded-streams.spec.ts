@@ -5,6 +5,8 @@ import { readNdjsonLines, readServerSentEvents, ResponseEvent, toErrorInfo, WIRE
 import * as fc from 'fast-check';
 import { FIXTURES_DIR } from '../fake-provider/fake-provider-server';
 import { RECORDED_STREAMS } from './recorded-streams';
+import { ANTHROPIC_SHAPES } from './recorded-streams-anthropic';
+import { MORE_SHAPES } from './recorded-streams-more';
 import { summarize } from './stream-summary';
 
 /** Decodes a recording delivered in the given pieces, the way the wire client does, errors included. */
@@ -48,7 +50,7 @@ function cutAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
 }
 
 describe('recorded provider streams', () => {
-    for (const stream of RECORDED_STREAMS) {
+    for (const stream of [...RECORDED_STREAMS, ...ANTHROPIC_SHAPES, ...MORE_SHAPES]) {
         describe(`${stream.protocol}: ${stream.fixture}`, () => {
             const protocol = WIRE_PROTOCOLS[stream.protocol];
             const bytes = new Uint8Array(readFileSync(join(FIXTURES_DIR, stream.fixture)));
@@ -62,6 +64,10 @@ describe('recorded provider streams', () => {
                 assert.deepEqual(summarize(whole), stream.expected);
                 assert.ok(['MessageStop', 'Error'].includes(whole.at(-1)!.type), 'the stream ends with MessageStop or Error');
                 assert.ok(whole.every(event => event.requestId === 'req-1'));
+                if (stream.errorSays) {
+                    const error = whole.find(event => event.type === 'Error');
+                    assert.ok(error?.type === 'Error' && error.error.message.includes(stream.errorSays), `the error says the provider's words: ${JSON.stringify(error)}`);
+                }
             });
 
             it('decodes identically when split at every byte boundary', async () => {

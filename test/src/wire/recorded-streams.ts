@@ -5,6 +5,8 @@ export interface RecordedStream {
     protocol: WireProtocolName;
     fixture: string;
     expected: StreamSummary;
+    /** Words of the provider's error the user must see (the summary keeps only its category). */
+    errorSays?: string;
 }
 
 const READ_AND_SEARCH = [

@@ -41,6 +41,8 @@ export * from './agents/agent-router';
 export * from './agents/agent-request';
 export * from './agents/agent-factory';
 export * from './agents/configuration-service';
+export * from './agents/launch-policy';
+export * from './runtime/provider-launcher';
 export * from './context/conversation-history';
 export * from './context/token-estimator';
 export * from './context/content-loader';

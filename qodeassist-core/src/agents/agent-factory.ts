@@ -5,7 +5,7 @@ import { ConfigFile } from '../config/config-file';
 import { ConfigIssue, findKeyLine } from '../config/config-issue';
 import { ConfigLayer, ConfigRoots, readConfigFile } from '../config/config-layers';
 import { ConfigurationSource, hint, lineOf, LoadedProvider, MergedAgent, readConfigurationSource } from '../config/configuration-source';
-import { AgentLimits, ConcreteAgentSchema, Pipeline, PIPELINES, Role } from '../config/schemas';
+import { ConcreteAgentSchema, Pipeline, PIPELINES, Role } from '../config/schemas';
 import { BodyTemplate, BodyTemplateError, renderSync } from '../prompt/body-template';
 import { createTemplateEnvironment } from '../prompt/partial-loader';
 import { compileSandboxedTemplate, TemplateSandboxError } from '../prompt/template-sandbox';
@@ -13,7 +13,8 @@ import { REQUEST_SHAPES } from '../prompt/request-shapes';
 import { syntheticContext, TemplateContext, TemplateVariablesFor } from '../prompt/template-context';
 import { CLIENT_API_INFO, endpointUrl } from '../wire/client-apis';
 import { WireProtocolName } from '../wire/wire-protocols';
-import { LimitOverrides } from '../wire/request-limits';
+import { limitOverridesOfTable, LimitOverrides } from '../wire/request-limits';
+import { launchIssues } from './launch-policy';
 
 /** A concrete agent, ready to render: templates compiled, provider and protocol resolved. */
 export interface ResolvedAgent {
@@ -68,7 +69,9 @@ export function loadConfiguration(roots: ConfigRoots): Configuration {
 /** AgentFactory: turns merged profiles into ready agents, and checks the rosters against them. */
 export function buildConfiguration(source: ConfigurationSource): Configuration {
     const issues: ConfigIssue[] = [...source.issues];
-    const { roles, providers, modelOverrides } = source;
+    const { roles, modelOverrides } = source;
+    const { providers, leftOut } = withoutDisabledProviders(source, issues);
+    issues.push(...launchIssues(providers.values()));
     const environment = createTemplateEnvironment(source.layers.map(layer => layer.partialsDir));
     environment.addGlobal('agent_role', (id: string) => {
         const role = roles.get(id);
@@ -85,18 +88,49 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
             abstractAgents.add(name);
             continue;
         }
+        if (leftOut.has(name)) {
+            continue;
+        }
         const agent = resolveAgent(merged, providers, modelOverrides, environment, issues);
         if (agent) {
             agents.set(name, agent);
         }
     }
     for (const name of Object.keys(modelOverrides)) {
-        if (!agents.has(name) && !abstractAgents.has(name)) {
+        if (!agents.has(name) && !abstractAgents.has(name) && !leftOut.has(name)) {
             issues.push({ severity: 'notice', file: 'agent_models.json', message: `model override for unknown agent "${name}"${hint(name, agents.keys())}`, fix: 'remove the entry or fix the name' });
         }
     }
-    const rosters = checkRosters(source, agents, abstractAgents, issues);
+    const rosters = checkRosters(source, agents, abstractAgents, leftOut, issues);
     return { providers, agents, abstractAgents, roles, rosters, modelOverrides, issues };
+}
+
+/** How many agent names a disabled provider's notice lists before it only counts the rest. */
+const LISTED_AGENTS = 8;
+
+/** `enabled = false`: the provider and every concrete agent on it are left out, rosters included, with one notice on its file. */
+function withoutDisabledProviders(source: ConfigurationSource, issues: ConfigIssue[]): { providers: Map<string, LoadedProvider>; leftOut: Set<string> } {
+    const providers = new Map(source.providers);
+    const leftOut = new Set<string>();
+    for (const [name, provider] of source.providers) {
+        if (provider.instance.enabled !== false) {
+            continue;
+        }
+        providers.delete(name);
+        const agents = [...source.agents.values()].filter(agent => !agent.abstract && agent.table.provider_instance === name).map(agent => agent.name);
+        agents.forEach(agent => leftOut.add(agent));
+        if (provider.layer === 'bundled' && agents.length === 0) {
+            // A bundled template to copy (openai-compatible): off by design, nothing to tell.
+            continue;
+        }
+        const listed = agents.length > LISTED_AGENTS ? `${agents.slice(0, LISTED_AGENTS).join(', ')} and ${agents.length - LISTED_AGENTS} more` : agents.join(', ');
+        issues.push({
+            severity: 'notice', file: provider.file.label, line: findKeyLine(provider.file.text, ['enabled']), field: 'enabled',
+            message: `provider "${name}" is disabled (enabled = false): it and its agents are left out of every roster${agents.length ? ` (${listed})` : ''}`,
+            fix: 'remove enabled = false, or set it to true, to use them again'
+        });
+    }
+    return { providers, leftOut };
 }
 
 /** Compiles every partial once, so a syntax error is reported against the partial's own file and line. */
@@ -189,7 +223,7 @@ function resolveAgent(
         url: endpointUrl(provider.url, profile.endpoint, model), protocol,
         enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, contextWindow: profile.context_window, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
         match: { file: profile.match?.file ?? [], path: profile.match?.path ?? [], project: profile.match?.project ?? [] },
-        limits: limitsOf(profile.limits),
+        limits: limitOverridesOfTable(profile.limits),
         pipelines: profile.pipelines ?? [],
         profile: merged,
         renderSystemPrompt: () => renderSync(systemPrompt, { model, agent: agentFacts }).trim(),
@@ -230,24 +264,6 @@ function resolveAgent(
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
-/** `[limits]` as written (TOML keys, seconds) to the limits a request takes. */
-function limitsOf(limits: AgentLimits | undefined): LimitOverrides {
-    const result: LimitOverrides = {};
-    if (limits?.connect !== undefined) {
-        result.connectSeconds = limits.connect;
-    }
-    if (limits?.idle !== undefined) {
-        result.idleSeconds = limits.idle;
-    }
-    if (limits?.total !== undefined) {
-        result.totalSeconds = limits.total;
-    }
-    if (limits?.max_tool_rounds !== undefined) {
-        result.maxToolRounds = limits.max_tool_rounds;
-    }
-    return result;
-}
-
 /** The reply limit a body sets, under whichever name its protocol uses. */
 export function maxOutputTokensOf(body: Record<string, unknown>): number | undefined {
     const nested = (key: string) => (body[key] && typeof body[key] === 'object' ? body[key] as Record<string, unknown> : {});
@@ -278,13 +294,19 @@ function reportTemplateError(error: unknown, report: (path: readonly (string | n
     }
 }
 
-function checkRosters(source: ConfigurationSource, agents: Map<string, ResolvedAgent>, abstractAgents: Set<string>, issues: ConfigIssue[]): Record<Pipeline, string[]> {
+function checkRosters(
+    source: ConfigurationSource, agents: Map<string, ResolvedAgent>, abstractAgents: Set<string>, leftOut: ReadonlySet<string>, issues: ConfigIssue[]
+): Record<Pipeline, string[]> {
     const rosters: Record<Pipeline, string[]> = { completion: [], chat: [], compression: [], refactor: [] };
     for (const pipeline of PIPELINES) {
         const { agents: names, file } = source.rosters[pipeline];
         rosters[pipeline] = names.filter(name => {
             if (agents.has(name)) {
                 return true;
+            }
+            if (leftOut.has(name)) {
+                // Its provider is disabled: that provider's notice already says so.
+                return false;
             }
             const why = abstractAgents.has(name) ? `"${name}" is abstract and cannot run` : `unknown agent "${name}"${hint(name, agents.keys())}`;
             issues.push({

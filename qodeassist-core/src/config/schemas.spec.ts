@@ -17,13 +17,22 @@ describe('agent [limits] schema', () => {
         assert.deepEqual(parsed.value?.limits, { connect: 10, idle: 0.5, total: 900, max_tool_rounds: 50 });
     });
 
+    it('accepts whole numbers of bytes for the record and answer sizes, written with separators too', () => {
+        const parsed = load('max_record_bytes = 1_048_576\nmax_answer_bytes = 134217728');
+        assert.deepEqual(parsed.issues, []);
+        assert.deepEqual(parsed.value?.limits, { max_record_bytes: 1_048_576, max_answer_bytes: 134_217_728 });
+    });
+
     const refusals: Array<{ name: string; limits: string; field: string; message: string }> = [
         { name: 'zero seconds', limits: 'total = 0', field: 'limits.total', message: '[limits] total must be more than 0 seconds' },
         { name: 'negative seconds', limits: 'idle = -5', field: 'limits.idle', message: '[limits] idle must be more than 0 seconds' },
         { name: 'seconds as text', limits: 'connect = "30s"', field: 'limits.connect', message: '[limits] connect must be a number of seconds' },
         { name: 'infinite seconds', limits: 'total = inf', field: 'limits.total', message: '[limits] total must be a number of seconds' },
         { name: 'a fraction of a round', limits: 'max_tool_rounds = 2.5', field: 'limits.max_tool_rounds', message: '[limits] max_tool_rounds must be a whole number of rounds' },
-        { name: 'zero rounds', limits: 'max_tool_rounds = 0', field: 'limits.max_tool_rounds', message: '[limits] max_tool_rounds must be 1 or more' }
+        { name: 'zero rounds', limits: 'max_tool_rounds = 0', field: 'limits.max_tool_rounds', message: '[limits] max_tool_rounds must be 1 or more' },
+        { name: 'a fraction of a byte', limits: 'max_record_bytes = 1.5', field: 'limits.max_record_bytes', message: '[limits] max_record_bytes must be a whole number of bytes' },
+        { name: 'zero bytes', limits: 'max_answer_bytes = 0', field: 'limits.max_answer_bytes', message: '[limits] max_answer_bytes must be 1 or more bytes' },
+        { name: 'a size as text', limits: 'max_answer_bytes = "64 MiB"', field: 'limits.max_answer_bytes', message: '[limits] max_answer_bytes must be a whole number of bytes' }
     ];
     for (const refusal of refusals) {
         it(`refuses ${refusal.name}, naming the file, the key and its line`, () => {

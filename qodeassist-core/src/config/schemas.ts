@@ -5,12 +5,28 @@ export const CURRENT_SCHEMA_VERSION = 1;
 
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'use letters, digits, "-", "_" and "."');
 
+/** Seconds `[launch]` waits for a started server by default (`start_timeout`). */
+export const DEFAULT_START_TIMEOUT_SECONDS = 60;
+
+/**
+ * `[launch]`: how QodeAssist starts a local server that is not running when a request needs it.
+ * Honoured in bundled and user providers only: a repository's provider file never starts a program.
+ */
 export const LaunchSchema = z.strictObject({
+    /** A program name looked up on PATH outside the workspace, or an absolute path. */
     command: z.string().min(1),
     args: z.array(z.string()).optional(),
+    /** Where it runs; relative to the user's home, which is also the default. */
     cwd: z.string().optional(),
-    env: z.record(z.string(), z.string()).optional()
+    /** Added to the scrubbed environment the server gets (keys never pass through otherwise). */
+    env: z.record(z.string(), z.string()).optional(),
+    /** Ready once this answers 2xx: a path under the provider's URL or a URL of its origin. Default: the provider's model listing. */
+    ready_url: z.string().min(1).optional(),
+    start_timeout: z.number({ error: '[launch] start_timeout must be a number of seconds' })
+        .positive({ error: '[launch] start_timeout must be more than 0 seconds' }).optional()
 });
+
+export type ProviderLaunch = z.infer<typeof LaunchSchema>;
 
 export const ProviderInstanceSchema = z.strictObject({
     schema_version: z.number().int(),
@@ -18,6 +34,7 @@ export const ProviderInstanceSchema = z.strictObject({
     client_api: z.enum(CLIENT_APIS),
     url: z.url().optional(),
     api_key_ref: z.string().min(1).optional(),
+    /** false: the provider and every agent on it are left out (rosters included), with a notice. */
     enabled: z.boolean().optional(),
     description: z.string().optional(),
     launch: LaunchSchema.optional()
@@ -34,14 +51,20 @@ export const MatchSchema = z.strictObject({
 const seconds = (key: string) => z.number({ error: `[limits] ${key} must be a number of seconds` })
     .positive({ error: `[limits] ${key} must be more than 0 seconds` });
 
-/** `[limits]`: how long a request may wait and how many tool rounds it may run; each key overrides the built-in default. */
+const bytes = (key: string) => z.number({ error: `[limits] ${key} must be a whole number of bytes` })
+    .int({ error: `[limits] ${key} must be a whole number of bytes` })
+    .positive({ error: `[limits] ${key} must be 1 or more bytes` });
+
+/** `[limits]`: how long a request may wait, how much the provider may send back and how many tool rounds it may run; each key overrides the built-in default. */
 export const LimitsSchema = z.strictObject({
     connect: seconds('connect').optional(),
     idle: seconds('idle').optional(),
     total: seconds('total').optional(),
     max_tool_rounds: z.number({ error: '[limits] max_tool_rounds must be a whole number of rounds' })
         .int({ error: '[limits] max_tool_rounds must be a whole number of rounds' })
-        .positive({ error: '[limits] max_tool_rounds must be 1 or more' }).optional()
+        .positive({ error: '[limits] max_tool_rounds must be 1 or more' }).optional(),
+    max_record_bytes: bytes('max_record_bytes').optional(),
+    max_answer_bytes: bytes('max_answer_bytes').optional()
 });
 
 export type AgentLimits = z.infer<typeof LimitsSchema>;

@@ -7,6 +7,7 @@ import { existsSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { z } from 'zod';
 import { Logger } from '../ports/logger';
+import { capHead } from '../tools/output-cap';
 import { AnyTool, ToolOutcome } from '../tools/tool';
 import { CancelledError } from '../wire/error-info';
 import { loadMcpConfig, McpConfigFiles, McpConfigIssue, McpServerConfig, mcpToolName } from './mcp-config';
@@ -41,7 +42,12 @@ export interface McpHubOptions {
     environment?: Record<string, string>;
     /** The user's consents for the project's servers; without it no project server starts. */
     consent?: McpConsentPolicy;
+    /** Most characters of one tool result handed to the model; MAX_MCP_RESULT_CHARS when absent. */
+    maxResultChars?: number;
 }
+
+/** Most characters of an MCP tool's result the model gets; the rest is counted in a note. */
+export const MAX_MCP_RESULT_CHARS = 50_000;
 
 interface RemoteTool {
     /** The server's own name for it. */
@@ -125,7 +131,7 @@ class ServerConnection {
         }
         try {
             const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.config.timeouts.callMs, resetTimeoutOnProgress: true, signal });
-            return { content: resultText(result as { content?: unknown }), isError: result.isError === true };
+            return { content: this.bounded(resultText(result as { content?: unknown })), isError: result.isError === true };
         } catch (error) {
             if (signal?.aborted) {
                 throw new CancelledError();
@@ -135,8 +141,13 @@ class ServerConnection {
                 // The server died or stopped answering: start it again for the next call.
                 this.lost(reason);
             }
-            return { isError: true, content: `The MCP server "${this.config.name}" failed during ${tool}: ${reason}` };
+            return { isError: true, content: this.bounded(`The MCP server "${this.config.name}" failed during ${tool}: ${reason}`) };
         }
+    }
+
+    /** A server decides how much it answers; the model gets at most the hub's limit of it. */
+    private bounded(text: string): string {
+        return capHead(text, this.hub.options.maxResultChars ?? MAX_MCP_RESULT_CHARS, 'the result is too long to show whole; ask the tool for less (a narrower query, a range or a page)');
     }
 
     private asTool(name: string, description: string, inputSchema: Record<string, unknown>): AnyTool {

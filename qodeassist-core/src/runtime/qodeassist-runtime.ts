@@ -1,6 +1,8 @@
-import { configuredAgentResolver } from '../agents/agent-request';
+import { dirname } from 'node:path';
+import { configuredAgentResolver, sessionAgentFor } from '../agents/agent-request';
 import { ResolvedAgent } from '../agents/agent-factory';
 import { ConfigurationService } from '../agents/configuration-service';
+import { ProviderLauncher, withProviderLaunch } from './provider-launcher';
 import { SecretsStore } from '../config/secrets-store';
 import { ContentLoader } from '../context/content-loader';
 import { ContextAssembler } from '../context/context-assembler';
@@ -13,6 +15,7 @@ import { SkillsEngine } from '../skills/skills-engine';
 import { AnyTool } from '../tools/tool';
 import { ToolKitExecutor } from '../tools/toolkit';
 import { HostModels } from '../wire/host-models';
+import { COMPLETION_LIMIT_DEFAULTS } from '../wire/request-limits';
 import { createToolKit, SkillSettings, skillRootsFor, ToolKitRequest } from './tool-kit';
 
 /** What a host composes its runtime from: where keys come from, what it logs to, what it adds. */
@@ -32,6 +35,11 @@ export interface RuntimeOptions {
     resolveAgent?(agent: ResolvedAgent, secrets: SecretsStore): Promise<SessionAgent>;
     /** The user's home, for the user's skill folders; default the process's. */
     userHome?: string;
+    /**
+     * Starts the servers of providers with `[launch]`, shared by the host's runtimes and stopped by
+     * the host when it ends (the IDE backend's, at shutdown). Without it the runtime has its own and stops it on dispose.
+     */
+    launcher?: ProviderLauncher;
 }
 
 export type SessionPurpose = 'conversation' | 'completion';
@@ -54,8 +62,13 @@ export class QodeAssistRuntime {
     private readonly branches = new Map<string, { at: number; branch: Promise<string | undefined> }>();
     private readonly stopWatching: Array<() => void> = [];
     private disposed = false;
+    /** The providers' servers this runtime may start; its own (stopped on dispose) unless the host shares one. */
+    readonly launcher: ProviderLauncher;
+    private readonly ownsLauncher: boolean;
 
     constructor(readonly options: RuntimeOptions) {
+        this.ownsLauncher = options.launcher === undefined;
+        this.launcher = options.launcher ?? new ProviderLauncher();
         const stop = options.onSecretsChange?.(() => this.forgetAgents());
         if (stop) {
             this.stopWatching.push(stop);
@@ -72,7 +85,8 @@ export class QodeAssistRuntime {
 
     /**
      * The session pool of a configuration. Conversations (chat, refactor, Theia's models, the
-     * bench) assemble every tool round again; completion keeps one idle session per agent.
+     * bench) assemble every tool round again; completion keeps one idle session per agent, and
+     * its answers have far tighter default limits (30 s, 512 KiB) than a conversation's.
      */
     sessions(configuration: ConfigurationService, purpose: SessionPurpose = 'conversation'): SessionManager {
         let byPurpose = this.pools.get(configuration);
@@ -86,10 +100,17 @@ export class QodeAssistRuntime {
         }
         let manager = byPurpose.get(purpose);
         if (!manager) {
-            manager = new SessionManager(configuredAgentResolver(() => configuration.current, this.secrets, this.options.resolveAgent), {
+            const prepare = this.options.resolveAgent ?? sessionAgentFor;
+            // The workspace (known once trusted) is where a launched server's program is never taken from.
+            const workspaceRoots = configuration.roots.project ? [dirname(configuration.roots.project)] : [];
+            const resolve = async (agent: ResolvedAgent, secrets: SecretsStore) =>
+                withProviderLaunch(await prepare(agent, secrets), agent, this.launcher, { logger: this.options.logger, workspaceRoots });
+            manager = new SessionManager(configuredAgentResolver(() => configuration.current, this.secrets, resolve), {
                 ...this.options.sessionServices,
                 assembler: this.assembler, estimator: this.estimator, hostModels: this.options.hostModels, logger: this.options.logger,
-                reassembleRounds: purpose === 'conversation'
+                reassembleRounds: purpose === 'conversation',
+                // A suggestion that takes half a minute or runs to chat lengths is not one: completion ends far sooner.
+                limitDefaults: { ...purpose === 'completion' ? COMPLETION_LIMIT_DEFAULTS : {}, ...this.options.sessionServices?.limitDefaults }
             }, purpose === 'completion' ? 1 : 2);
             byPurpose.set(purpose, manager);
         }
@@ -142,6 +163,9 @@ export class QodeAssistRuntime {
             engine.dispose();
         }
         this.skills.clear();
+        if (this.ownsLauncher) {
+            void this.launcher.dispose();
+        }
     }
 
     /** Resolved agents and pooled sessions are dropped (of one configuration, or all): the next send resolves again. */

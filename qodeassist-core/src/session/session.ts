@@ -33,6 +33,8 @@ export interface SessionAgent {
     limits?: LimitOverrides;
     /** The agent's file as the user knows it, named by a limit error as where to raise the limit. */
     file?: string;
+    /** Before each request: makes sure the provider's server answers (a provider with `[launch]` starts it), or rejects with why it cannot. */
+    ensureReachable?(signal: AbortSignal): Promise<void>;
     renderBody(ctx: TemplateContext): Record<string, unknown>;
 }
 
@@ -45,6 +47,8 @@ export interface SessionServices {
     tools?: ToolExecutor;
     /** The host's default tool round limit (instead of the built-in 30); the agent's `[limits]` and the settings win over it. */
     maxToolRounds?: number;
+    /** The host's defaults for the other limits (e.g. completion's tighter answer size and time); the agent's `[limits]` and the settings win over them. */
+    limitDefaults?: LimitOverrides;
     /** The user's limit settings (`qodeassist.limits.*`), read at each send; they win over the agent's `[limits]`. */
     limits?: () => LimitOverrides;
     /**
@@ -203,13 +207,15 @@ export class Session {
             const logger = this.services.logger;
             logger?.log('info', 'qodeassist.session', `request ${requestId}: ${this.agent.name} (${this.agent.model}) at ${this.agent.url}, ~${assembly.manifest.estimate} tokens of ${assembly.manifest.limit}`);
             logger?.log('debug', 'qodeassist.context', `request ${requestId} (${this.agent.name}) manifest:\n${formatManifest(assembly.manifest)}`);
+            await this.agent.ensureReachable?.(signal);
             if (signal.aborted) {
                 throw new CancelledError();
             }
             const limits = this.limitsNow();
             const request: WireRequest = {
                 requestId, url: this.agent.url, headers: this.agent.headers, body: this.agent.renderBody(this.withThinking(assembly.ctx)), signal, secrets: this.agent.secrets,
-                hostModels: this.services.hostModels, timeouts: timeoutsFor(limits.values), limitAdvice: limit => raiseLimitAdvice(limit, limits)
+                hostModels: this.services.hostModels, timeouts: timeoutsFor(limits.values), limitAdvice: limit => raiseLimitAdvice(limit, limits),
+                maxRecordBytes: limits.values.maxRecordBytes, maxAnswerBytes: limits.values.maxAnswerBytes
             };
             logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
             // What the request now in flight was measured at, for calibrating the estimator against its Usage.
@@ -278,7 +284,7 @@ export class Session {
     private limitsNow(): EffectiveLimits {
         const hostRounds = this.services.maxToolRounds;
         return effectiveLimits({
-            defaults: hostRounds !== undefined ? { maxToolRounds: hostRounds } : undefined,
+            defaults: { ...this.services.limitDefaults, ...hostRounds !== undefined ? { maxToolRounds: hostRounds } : {} },
             agent: this.agent.limits, settings: this.services.limits?.(), agentFile: this.agent.file
         });
     }

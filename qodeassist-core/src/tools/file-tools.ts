@@ -1,19 +1,29 @@
 import { createTwoFilesPatch } from 'diff';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import picomatch = require('picomatch');
 import { z } from 'zod';
 import { createFileAtomically, replaceFileAtomically } from './atomic-file-write';
+import { LineWindow, PastTheEnd, readFileLineWindow, readTextLineWindow } from './line-window';
 import { FileSystemProjectScanner } from './project-scanner';
 import { MAX_SEARCH_FILE_BYTES, searchWithRipgrep } from './ripgrep-search';
+import { contextLine, formatSearchResults, MatchGroup, matchLine } from './search-results';
 import { AnyTool, defineTool, ToolContext } from './tool';
 import { ResolvedPath, ToolInputError, WorkspaceFiles } from './workspace-files';
 
-const MAX_READ_LINES = 2_000;
-const MAX_READ_BYTES = 200_000;
+/** The most lines one read_file call returns. */
+export const MAX_READ_LINES = 2_000;
+/** The most bytes of text one read_file call returns; a single longer line is cut there. */
+export const MAX_READ_BYTES = 200_000;
+/**
+ * A file larger than this is read only in ranges (read_file with start_line or end_line), and its
+ * lines are not counted; edit_file, which needs the whole text, refuses it.
+ */
+export const MAX_WHOLE_FILE_BYTES = 10_000_000;
 
-async function readText(path: ResolvedPath): Promise<string> {
+/** A file's size, once it is known to be a file (errors the model can act on otherwise). */
+async function fileSize(path: ResolvedPath): Promise<number> {
     let info;
     try {
         info = await stat(path.absolute);
@@ -23,11 +33,51 @@ async function readText(path: ResolvedPath): Promise<string> {
     if (info.isDirectory()) {
         throw new ToolInputError(`"${path.relative}" is a folder. Use list_project_files to see what is in it.`);
     }
-    const bytes = await readFile(path.absolute);
-    if (bytes.subarray(0, 8_000).includes(0)) {
-        throw new ToolInputError(`"${path.relative}" is a binary file; only text files can be read.`);
+    if (!info.isFile()) {
+        // A pipe or a device never ends (or blocks the open): only regular files are read.
+        throw new ToolInputError(`"${path.relative}" is not a regular file (a pipe, socket or device); only files can be read.`);
     }
-    return bytes.toString('utf8');
+    return info.size;
+}
+
+/** Refuses a file whose first bytes hold a NUL: only text files are read. */
+async function assertText(path: ResolvedPath): Promise<void> {
+    const handle = await open(path.absolute, 'r');
+    try {
+        const head = Buffer.alloc(8_000);
+        const { bytesRead } = await handle.read(head, 0, head.length, 0);
+        if (head.subarray(0, bytesRead).includes(0)) {
+            throw new ToolInputError(`"${path.relative}" is a binary file; only text files can be read.`);
+        }
+    } finally {
+        await handle.close();
+    }
+}
+
+/** The whole text of a file edit_file changes, sized before it is read. */
+async function readText(path: ResolvedPath): Promise<string> {
+    const size = await fileSize(path);
+    if (size > MAX_WHOLE_FILE_BYTES) {
+        throw new ToolInputError(`"${path.relative}" is ${describeSize(size)}, larger than the ${describeSize(MAX_WHOLE_FILE_BYTES)} edit_file works on.`);
+    }
+    await assertText(path);
+    return readFile(path.absolute, 'utf8');
+}
+
+/** "3.0 GB (3221225472 bytes)". */
+function describeSize(bytes: number): string {
+    const units = [[1024 ** 3, 'GB'], [1024 ** 2, 'MB'], [1024, 'KB']] as const;
+    const unit = units.find(([size]) => bytes >= size);
+    return unit ? `${(bytes / unit[0]).toFixed(1)} ${unit[1]} (${bytes} bytes)` : `${bytes} bytes`;
+}
+
+/** Whether an open editor's text differs from the file on disk: the sizes first, the bytes only when they agree. */
+async function differsFromDisk(file: string, text: string): Promise<boolean> {
+    const size = await stat(file).then(info => info.size, () => undefined);
+    if (size === undefined) {
+        return false;
+    }
+    return size !== Buffer.byteLength(text, 'utf8') || text !== await readFile(file, 'utf8');
 }
 
 function rootsOf(files: WorkspaceFiles): ResolvedPath[] {
@@ -51,22 +101,42 @@ export const readFileTool = defineTool({
     run: async (args, context: ToolContext) => {
         const path = context.files.resolve(args.path);
         context.files.assertNotIgnored(path);
-        const open = await context.documents?.readOpen(path.absolute);
-        const lines = (open ?? await readText(path)).split('\n');
         const start = args.start_line ?? 1;
-        if (start > lines.length) {
-            throw new ToolInputError(`"${path.relative}" has ${lines.length} lines; start_line ${start} is past the end.`);
+        if (args.end_line !== undefined && args.end_line < start) {
+            throw new ToolInputError(`end_line ${args.end_line} is before start_line ${start}.`);
         }
-        let end = Math.min(args.end_line ?? lines.length, lines.length, start + MAX_READ_LINES - 1);
-        let text = lines.slice(start - 1, end).join('\n');
-        while (text.length > MAX_READ_BYTES && end > start) {
-            end = start + Math.floor((end - start) / 2);
-            text = lines.slice(start - 1, end).join('\n');
+        const editorText = await context.documents?.readOpen(path.absolute);
+        let size: number | undefined;
+        if (editorText === undefined) {
+            size = await fileSize(path);
+            if (size > MAX_WHOLE_FILE_BYTES && args.start_line === undefined && args.end_line === undefined) {
+                throw new ToolInputError(`"${path.relative}" is ${describeSize(size)}, too large to read without a range. Read it in pages: call read_file with start_line and end_line (at most ${MAX_READ_LINES} lines a call), or find the lines you need with search_project first.`);
+            }
+            await assertText(path);
         }
-        const more = end < lines.length && args.end_line === undefined
-            ? `\n[lines ${start}–${end} of ${lines.length} shown; call read_file again with start_line=${end + 1} for more]` : '';
-        const unsaved = open !== undefined && existsSync(path.absolute) && open !== await readFile(path.absolute, 'utf8') ? '\n[this is the editor\'s text, with changes not yet saved]' : '';
-        return { content: `${text}${more}${unsaved}` };
+        const request = { start, end: args.end_line, maxLines: MAX_READ_LINES, maxBytes: MAX_READ_BYTES, countLines: size === undefined || size <= MAX_WHOLE_FILE_BYTES };
+        let page: LineWindow;
+        try {
+            page = editorText !== undefined ? await readTextLineWindow(editorText, request) : await readFileLineWindow(path.absolute, request);
+        } catch (error) {
+            if (error instanceof PastTheEnd) {
+                throw new ToolInputError(`"${path.relative}" has ${error.lines} lines; start_line ${start} is past the end.`);
+            }
+            throw error;
+        }
+        const notes: string[] = [];
+        if (page.cut) {
+            const length = page.cut.lineBytes !== undefined ? `is ${page.cut.lineBytes} bytes long` : `is longer than ${page.cut.shownBytes} bytes`;
+            notes.push(`[line ${page.end} ${length}; only its first ${page.cut.shownBytes} bytes are shown${page.more !== false ? `. Call read_file again with start_line=${page.end + 1} for the lines after it` : ''}]`);
+        } else if (page.more && (args.end_line === undefined || page.end < args.end_line)) {
+            const shown = page.total !== undefined ? `lines ${page.start}–${page.end} of ${page.total} shown`
+                : `lines ${page.start}–${page.end} shown of a ${describeSize(size ?? 0)} file whose lines are not counted`;
+            notes.push(`[${shown}; call read_file again with start_line=${page.end + 1} for more]`);
+        }
+        if (editorText !== undefined && await differsFromDisk(path.absolute, editorText)) {
+            notes.push('[this is the editor\'s text, with changes not yet saved]');
+        }
+        return { content: [page.text, ...notes].join('\n') };
     }
 });
 
@@ -173,11 +243,11 @@ export const searchProjectTool = defineTool({
         const matchesGlob = args.glob ? picomatch(args.glob, { dot: true }) : undefined;
         const limit = args.max_results ?? 100;
         const around = args.context_lines ?? 1;
-        const out: string[] = [];
+        const groups: MatchGroup[] = [];
         let matches = 0;
         const ripgrep = await searchWithRipgrep(args, context, limit, around, matchesGlob);
         if (ripgrep) {
-            out.push(...ripgrep.lines);
+            groups.push(...ripgrep.groups);
             matches = ripgrep.matches;
         } else {
             // Read files a batch at a time (I/O overlaps), but report them in walk order.
@@ -185,8 +255,7 @@ export const searchProjectTool = defineTool({
             const flush = async () => {
                 const results = await Promise.all(batch.splice(0).map(file => searchFile(file, pattern, around, limit)));
                 for (const result of results) {
-                    const room = limit - Math.min(matches, limit);
-                    out.push(...result.groups.slice(0, room).flatMap(group => group.lines));
+                    groups.push(...result.groups.slice(0, limit - groups.length));
                     matches += result.count;
                 }
             };
@@ -205,22 +274,35 @@ export const searchProjectTool = defineTool({
         if (matches === 0) {
             return { content: `No match for ${args.regex ? '/' + args.query + '/' : JSON.stringify(args.query)}.` };
         }
-        const more = matches > limit ? `\n[${matches - limit} more matches not shown; narrow the query or the glob]` : '';
-        return { content: `${out.join('\n')}${more}` };
+        return { content: formatSearchResults(groups, matches, limit) };
     }
 });
 
 const SEARCH_BATCH = 32;
 
-/** One match with the context lines printed around it (context shared with a neighbour is printed once). */
-interface MatchGroup {
-    lines: string[];
+/** The file's bytes when it is a text file search_project reads (at most MAX_SEARCH_FILE_BYTES, sized before reading). */
+async function searchableBytes(file: string): Promise<Buffer | undefined> {
+    let handle;
+    try {
+        handle = await open(file, 'r');
+        const { size } = await handle.stat();
+        if (size > MAX_SEARCH_FILE_BYTES) {
+            return undefined;
+        }
+        const bytes = Buffer.alloc(size);
+        const { bytesRead } = await handle.read(bytes, 0, size, 0);
+        return bytes.subarray(0, bytesRead);
+    } catch {
+        return undefined;
+    } finally {
+        await handle?.close();
+    }
 }
 
-/** Scans one file (read whole: files are capped at 2 MB) and returns its first `room` matches, and how many there are. */
+/** Scans one file (read whole: files are capped at MAX_SEARCH_FILE_BYTES) and returns its first `room` matches, and how many there are. */
 async function searchFile(file: ResolvedPath, pattern: RegExp, around: number, room: number): Promise<{ count: number; groups: MatchGroup[] }> {
-    const bytes = await readFile(file.absolute).catch(() => undefined);
-    if (!bytes || bytes.length > MAX_SEARCH_FILE_BYTES || bytes.subarray(0, 8_000).includes(0)) {
+    const bytes = await searchableBytes(file.absolute);
+    if (!bytes || bytes.subarray(0, 8_000).includes(0)) {
         return { count: 0, groups: [] };
     }
     const text = bytes.toString('utf8');
@@ -235,7 +317,8 @@ async function searchFile(file: ResolvedPath, pattern: RegExp, around: number, r
     let count = 0;
     let lastShown = -1;
     for (let index = 0; index < lines.length; index++) {
-        if (!pattern.test(lines[index])) {
+        const found = pattern.exec(lines[index]);
+        if (!found) {
             continue;
         }
         count++;
@@ -244,12 +327,12 @@ async function searchFile(file: ResolvedPath, pattern: RegExp, around: number, r
         }
         const group: MatchGroup = { lines: [] };
         for (let before = Math.max(lastShown + 1, index - around); before < index; before++) {
-            group.lines.push(`${file.relative}-${before + 1}- ${lines[before]}`);
+            group.lines.push(contextLine(file.relative, before + 1, lines[before]));
         }
-        group.lines.push(`${file.relative}:${index + 1}: ${lines[index]}`);
+        group.lines.push(matchLine(file.relative, index + 1, lines[index], found.index));
         lastShown = index;
         for (let after = index + 1; after <= Math.min(lines.length - 1, index + around) && !pattern.test(lines[after]); after++) {
-            group.lines.push(`${file.relative}-${after + 1}- ${lines[after]}`);
+            group.lines.push(contextLine(file.relative, after + 1, lines[after]));
             lastShown = after;
         }
         groups.push(group);

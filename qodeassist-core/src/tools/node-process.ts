@@ -1,20 +1,17 @@
 import { resolve } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { CommandResult, IBuildRunner, ITerminal, TerminalRunOptions } from '../ports/process-ports';
 import { CancelledError } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
 import { childEnvironment } from './child-environment';
 import { startContained } from './contained-process';
+import { capHeadTail, HeadTailText } from './output-cap';
 import { containChildPath, ProgramSearch, programNotFoundMessage, programSearchFor, resolveProgram } from './program-resolver';
 
 /** Keeps the head and the tail of long output: the command line and the final error both matter. */
 export function capOutput(output: string, max: number): { text: string; omitted: number } {
-    if (output.length <= max) {
-        return { text: output, omitted: 0 };
-    }
-    const head = Math.floor(max * 0.3);
-    const tail = max - head;
-    const omitted = output.length - head - tail;
-    return { text: `${output.slice(0, head)}\n[… ${omitted} characters omitted …]\n${output.slice(output.length - tail)}`, omitted };
+    const { text, omitted } = capHeadTail(output, max);
+    return { text, omitted };
 }
 
 export interface NodeTerminalOptions {
@@ -48,16 +45,14 @@ export class NodeTerminal implements ITerminal {
         }
         await containChildPath(env, search);
         const started = startContained(program, argv.slice(1), { cwd: options.cwd, env, timeoutMs: options.timeoutMs, signal: options.signal, stderr: true, platform });
-        let output = '';
-        const append = (chunk: Buffer) => {
-            // Bound memory: keep at most a few times the cap while running.
-            output += chunk.toString('utf8');
-            if (output.length > options.maxOutputChars * 4) {
-                output = capOutput(output, options.maxOutputChars * 2).text;
-            }
-        };
-        started.child.stdout?.on('data', append);
-        started.child.stderr?.on('data', append);
+        // Only the two ends are held while it runs, and what falls between is counted exactly.
+        const output = HeadTailText.within(options.maxOutputChars);
+        for (const stream of [started.child.stdout, started.child.stderr]) {
+            // One decoder per stream: a character split across two chunks stays whole.
+            const decoder = new StringDecoder('utf8');
+            stream?.on('data', (chunk: Buffer) => output.append(decoder.write(chunk)));
+            stream?.on('end', () => output.append(decoder.end()));
+        }
         const exit = await started.exit;
         if (exit.cancelled) {
             throw new CancelledError();
@@ -65,7 +60,7 @@ export class NodeTerminal implements ITerminal {
         if (exit.error) {
             return { exitCode: null, output: exit.error.code === 'ENOENT' ? programNotFoundMessage(argv[0]) : exit.error.message, timedOut: false, omitted: 0 };
         }
-        const capped = capOutput(output, options.maxOutputChars);
+        const capped = output.result();
         return { exitCode: exit.timedOut ? null : exit.exitCode, output: capped.text, timedOut: exit.timedOut, omitted: capped.omitted };
     }
 

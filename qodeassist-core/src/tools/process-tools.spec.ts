@@ -65,6 +65,6 @@ describe('process tools', () => {
         const tool = createBuildTool(new CommandBuildRunner([process.execPath, '-e', script], root));
         const result = await tool.run({}, context());
         assert.equal(result.isError, true);
-        assert.match(result.content, /^The build failed \(exit code 2\)\.\nProblems \(1 errors, 0 warnings\):\nsrc\/a.ts:1:2: error: ';' expected\.\nOutput \(tail\):/);
+        assert.match(result.content, /^The build failed \(exit code 2\)\.\nProblems \(1 errors, 0 warnings\):\nsrc\/a.ts:1:2: error: ';' expected\.\nOutput:\nsrc\/a\.ts\(1,2\): error TS1005: ';' expected\.\n$/);
     });
 });

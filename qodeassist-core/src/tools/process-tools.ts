@@ -90,6 +90,11 @@ export function createTerminalTool(options: TerminalToolOptions): AnyTool {
     });
 }
 
+/** Characters of build output build_project hands to the model (head and tail kept, the middle counted). */
+export const BUILD_OUTPUT_CHARS = 10_000;
+/** Problems build_project lists; the rest are counted. */
+export const MAX_BUILD_PROBLEMS = 50;
+
 export function createBuildTool(runner: IBuildRunner, options: { timeoutMs?: number; maxOutputChars?: number } = {}): AnyTool {
     return defineTool({
         name: 'build_project',
@@ -97,13 +102,15 @@ export function createBuildTool(runner: IBuildRunner, options: { timeoutMs?: num
         permission: 'execute',
         parameters: z.strictObject({}),
         run: async (_args, context) => {
-            const result = await runner.build({ timeoutMs: options.timeoutMs ?? 600_000, maxOutputChars: options.maxOutputChars ?? 20_000, signal: context.signal });
+            const result = await runner.build({ timeoutMs: options.timeoutMs ?? 600_000, maxOutputChars: options.maxOutputChars ?? BUILD_OUTPUT_CHARS, signal: context.signal });
             const problems = parseBuildProblems(result.output);
             const summary = result.timedOut ? 'The build timed out.' : result.exitCode === null ? 'The build could not start.' : result.exitCode === 0 ? 'The build succeeded.' : `The build failed (exit code ${result.exitCode}).`;
+            const unlisted = problems.length - MAX_BUILD_PROBLEMS;
             const list = problems.length
                 ? `\nProblems (${problems.filter(p => p.severity === 'error').length} errors, ${problems.filter(p => p.severity === 'warning').length} warnings):\n`
-                + problems.slice(0, 50).map(formatBuildProblem).join('\n') : '';
-            return { content: `${summary}${list}\nOutput (tail):\n${result.output.slice(-4_000)}`, isError: result.exitCode !== 0 };
+                + problems.slice(0, MAX_BUILD_PROBLEMS).map(formatBuildProblem).join('\n')
+                + (unlisted > 0 ? `\n[… ${unlisted} more problems not shown; fix these and build again]` : '') : '';
+            return { content: `${summary}${list}\nOutput:\n${result.output}`, isError: result.exitCode !== 0 };
         }
     });
 }

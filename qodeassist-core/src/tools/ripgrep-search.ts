@@ -6,6 +6,7 @@ import { PROCESS_SECRETS } from '../wire/redaction';
 import { childEnvironment } from './child-environment';
 import { startContained } from './contained-process';
 import { containChildPath, programSearchFor, resolveProgram } from './program-resolver';
+import { contextLine, MatchGroup, matchLine, MAX_SEARCH_LINE_CHARS } from './search-results';
 import { ToolContext } from './tool';
 
 /** search_project skips files larger than this, in both engines. */
@@ -44,7 +45,12 @@ function answersVersion(launch: { program: string; env: Record<string, string> }
 
 interface RipgrepEvent {
     type: 'match' | 'context' | string;
-    data: { path?: { text?: string }; lines?: { text?: string }; line_number?: number };
+    data: { path?: { text?: string }; lines?: { text?: string }; line_number?: number; submatches?: Array<{ start?: number }> };
+}
+
+/** The character index of a UTF-8 byte offset rg reports. */
+function characterAt(text: string, byteOffset: number): number {
+    return Buffer.from(text, 'utf8').subarray(0, byteOffset).toString('utf8').length;
 }
 
 /**
@@ -55,7 +61,7 @@ interface RipgrepEvent {
 export async function searchWithRipgrep(
     args: { query: string; regex?: boolean; case_sensitive?: boolean; whole_word?: boolean; glob?: string },
     context: ToolContext, limit: number, around: number, matchesGlob: ((path: string) => boolean) | undefined
-): Promise<{ lines: string[]; matches: number } | undefined> {
+): Promise<{ groups: MatchGroup[]; matches: number } | undefined> {
     if (process.env.QODEASSIST_SEARCH_ENGINE === 'js') {
         return undefined;
     }
@@ -63,7 +69,7 @@ export async function searchWithRipgrep(
     if (!launch || !(await answersVersion(launch))) {
         return undefined;
     }
-    const lines: string[] = [];
+    const groups: MatchGroup[] = [];
     let matches = 0;
     for (const root of context.files.roots) {
         // --sort path: the same query gives the same output every time (rg is otherwise parallel and unordered).
@@ -76,6 +82,9 @@ export async function searchWithRipgrep(
         const ok = await new Promise<boolean>(resolve => {
             const { child, exit } = startContained(launch.program, rgArgs, { cwd: root, env: launch.env, signal: context.signal });
             const reader = createInterface({ input: child.stdout!, crlfDelay: Infinity });
+            // Context within `around` lines after a match is that match's; any other context leads up to the next match.
+            let lastMatch: { path: string; line: number; shown: boolean } | undefined;
+            let leading: string[] = [];
             reader.on('line', line => {
                 let event: RipgrepEvent;
                 try {
@@ -92,13 +101,22 @@ export async function searchWithRipgrep(
                     return;
                 }
                 const text = (event.data.lines?.text ?? '').replace(/\r?\n$/, '');
+                const lineNumber = event.data.line_number ?? 0;
                 if (event.type === 'match') {
                     matches++;
-                    if (matches <= limit) {
-                        lines.push(`${relativePath}:${event.data.line_number}: ${text}`);
+                    const shown = matches <= limit;
+                    if (shown) {
+                        const at = text.length > MAX_SEARCH_LINE_CHARS ? characterAt(text, event.data.submatches?.[0]?.start ?? 0) : 0;
+                        groups.push({ lines: [...leading, matchLine(relativePath, lineNumber, text, at)] });
                     }
-                } else if (matches <= limit) {
-                    lines.push(`${relativePath}-${event.data.line_number}- ${text}`);
+                    leading = [];
+                    lastMatch = { path: relativePath, line: lineNumber, shown };
+                } else if (lastMatch?.path === relativePath && lineNumber > lastMatch.line && lineNumber - lastMatch.line <= around) {
+                    if (lastMatch.shown) {
+                        groups[groups.length - 1].lines.push(contextLine(relativePath, lineNumber, text));
+                    }
+                } else if (matches < limit) {
+                    leading.push(contextLine(relativePath, lineNumber, text));
                 }
             });
             void exit.then(({ exitCode, error, cancelled }) => {
@@ -114,14 +132,5 @@ export async function searchWithRipgrep(
             return undefined;
         }
     }
-    return { lines: trimTrailingContext(lines), matches };
-}
-
-/** Context lines printed after the last shown match belong to matches not shown: drop them. */
-function trimTrailingContext(lines: string[]): string[] {
-    let end = lines.length;
-    while (end > 0 && !/^[^:]*:\d+: /.test(lines[end - 1]) && /-\d+- /.test(lines[end - 1])) {
-        end--;
-    }
-    return lines.slice(0, end);
+    return { groups, matches };
 }

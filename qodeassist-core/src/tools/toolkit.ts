@@ -5,8 +5,15 @@ import { ToolCall } from '../wire/assistant-turn';
 import { CancelledError, untilAborted } from '../wire/error-info';
 import { RequestId } from '../wire/events';
 import { ToolExecution, ToolExecutor } from '../wire/tool-loop-runner';
+import { capHead } from './output-cap';
 import { AnyTool, toolDefinition, ToolOutcome } from './tool';
 import { ToolInputError, WorkspaceFiles } from './workspace-files';
+
+/**
+ * The backstop for any tool's result, whoever wrote the tool (a skill, an extension): each tool
+ * bounds its own answer well below this; past it the rest is cut and counted.
+ */
+export const MAX_TOOL_RESULT_CHARS = 500_000;
 
 /** Contributes tools to every session: the built-in ToolKit, skills, the MCP hub. */
 export type ToolContributor = () => readonly AnyTool[];
@@ -66,7 +73,8 @@ export class ToolKitExecutor implements ToolExecutor {
     async execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<ToolExecution> {
         const outcome = await this.run(call, context);
         this.options.onOutcome?.(call, outcome);
-        return { content: outcome.content, isError: outcome.isError, ...(outcome.fileEdit ? { fileEdit: outcome.fileEdit } : {}) };
+        const content = capHead(outcome.content, MAX_TOOL_RESULT_CHARS, 'no tool result is handed over longer than this; ask the tool for less');
+        return { content, isError: outcome.isError, ...(outcome.fileEdit ? { fileEdit: outcome.fileEdit } : {}) };
     }
 
     private enabledTools(): AnyTool[] {

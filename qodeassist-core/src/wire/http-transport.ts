@@ -1,6 +1,6 @@
 import { CancelledError, ErrorInfo, QodeAssistError } from './error-info';
 import { redactSecrets } from './redaction';
-import { DEFAULT_LIMITS, formatSeconds, LimitAdvice, raiseLimitAdvice, RequestLimits } from './request-limits';
+import { answerLimitError, DEFAULT_LIMITS, formatBytes, formatSeconds, LimitAdvice, raiseLimitAdvice, RequestLimits } from './request-limits';
 
 export interface StreamTimeouts {
     /** From sending the request until response headers arrive. */
@@ -24,6 +24,8 @@ export interface HttpStreamRequest {
     body: unknown;
     signal?: AbortSignal;
     timeouts?: Partial<StreamTimeouts>;
+    /** Bytes the whole answer may bring (the max_answer_bytes limit); by default the built-in one. */
+    maxAnswerBytes?: number;
     retry?: Partial<RetryPolicy>;
     /** Secret values to scrub from any error text. */
     secrets?: readonly string[];
@@ -51,20 +53,25 @@ function timerMs(seconds: number): number {
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 250, maxDelayMs: 4_000 };
 
-const MAX_ERROR_BODY_CHARS = 2_000;
+/** An error body is read this far and no further: the rest is cancelled, so an endless error page costs nothing. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The provider's detail shown in an error: enough for any real message. */
+const MAX_ERROR_DETAIL_CHARS = 2_000;
 
 /**
  * POSTs a JSON body and yields the response body as it arrives.
  * Failures before the first byte of a 2xx body are retried with capped exponential
  * backoff when they may be transient (network, 429, 5xx); nothing is retried after
  * the first byte, because the consumer has already seen part of the answer.
- * Three limits bound it: connect (per attempt), idle (between chunks) and total (all of it).
+ * Four limits bound it: connect (per attempt), idle (between chunks), total (all of it) and
+ * the answer's size; an error body is read to at most 64 KiB.
  */
 export async function* streamHttpBody(request: HttpStreamRequest): AsyncGenerator<Uint8Array> {
     const timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(request.timeouts) };
     const retry = { ...DEFAULT_RETRY, ...request.retry };
     const secrets = request.secrets ?? [];
-    const limits = new AnswerLimits(timeouts, request.limitAdvice ?? raiseLimitAdvice);
+    const limits = new AnswerLimits(timeouts, request.maxAnswerBytes ?? DEFAULT_LIMITS.maxAnswerBytes, request.limitAdvice ?? raiseLimitAdvice);
     const response = await connectWithRetry(request, limits, retry, secrets);
     yield* readBody(response, request.signal, limits);
 }
@@ -73,11 +80,11 @@ function definedOnly(timeouts: Partial<StreamTimeouts> | undefined): Partial<Str
     return Object.fromEntries(Object.entries(timeouts ?? {}).filter(([, value]) => value !== undefined));
 }
 
-/** The limits of one answer as it runs: the total's deadline, and the error each limit ends it with. */
+/** The limits of one answer as it runs: the total's deadline, its size, and the error each limit ends it with. */
 class AnswerLimits {
     private readonly deadline: number;
 
-    constructor(readonly timeouts: StreamTimeouts, private readonly advice: LimitAdvice) {
+    constructor(readonly timeouts: StreamTimeouts, readonly maxAnswerBytes: number, private readonly advice: LimitAdvice) {
         this.deadline = Date.now() + timeouts.totalMs;
     }
 
@@ -100,6 +107,10 @@ class AnswerLimits {
             category: 'Network',
             message: `No response from ${originOf(url)} within ${formatSeconds(this.timeouts.connectMs)} (the connect limit). Check that the provider is running and reachable; if it is only slow to start, ${this.advice('connectSeconds')}`
         };
+    }
+
+    answer(): QodeAssistError {
+        return answerLimitError(this.maxAnswerBytes, this.advice);
     }
 
     idle(): ErrorInfo {
@@ -158,10 +169,12 @@ async function connectOnce(request: HttpStreamRequest, limits: AnswerLimits, sec
             signal: controller.signal
         });
         if (!response.ok || !response.body) {
-            const text = await response.text().catch(() => '');
+            const body = await readErrorBody(response.body, MAX_ERROR_BODY_BYTES);
             request.signal?.removeEventListener('abort', onCallerAbort);
-            const error = classifyHttpStatus(response.status, redactSecrets(text.slice(0, MAX_ERROR_BODY_CHARS), secrets),
-                response.headers.get('retry-after'), request.url);
+            const error = classifyHttpStatus(response.status, redactSecrets(body.text, secrets), response.headers.get('retry-after'), request.url);
+            if (body.cut) {
+                error.providerDetail = `${error.providerDetail ?? ''} (the error body was longer than ${formatBytes(MAX_ERROR_BODY_BYTES)}; the rest was not read)`.trim();
+            }
             return { ok: false, error, retryable: response.status === 429 || response.status >= 500 };
         }
         const abort = () => {
@@ -185,6 +198,7 @@ async function* readBody(
     connection: { body: ReadableStream<Uint8Array>; abort: () => void }, signal: AbortSignal | undefined, limits: AnswerLimits
 ): AsyncGenerator<Uint8Array> {
     const reader = connection.body.getReader();
+    let received = 0;
     try {
         for (;;) {
             throwIfCancelled(signal);
@@ -195,6 +209,11 @@ async function* readBody(
             const next = await readWithIdleTimeout(reader, limits, signal);
             if (next.done) {
                 return;
+            }
+            // The chunk that crosses the limit is not passed on: the answer ends with what came within it.
+            received += next.value.byteLength;
+            if (received > limits.maxAnswerBytes) {
+                throw limits.answer();
             }
             yield next.value;
         }
@@ -233,6 +252,45 @@ async function readWithIdleTimeout(
             signal?.removeEventListener('abort', onAbort);
         }
     }
+}
+
+/**
+ * At most `maxBytes` of an error body, the rest cancelled unread (which closes the connection).
+ * The connect limit's timer still bounds the reading.
+ */
+async function readErrorBody(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<{ text: string; cut: boolean }> {
+    if (!body) {
+        return { text: '', cut: false };
+    }
+    const reader = body.getReader();
+    const pieces: Uint8Array[] = [];
+    let size = 0;
+    let cut = false;
+    try {
+        for (;;) {
+            const next = await reader.read();
+            if (next.done) {
+                break;
+            }
+            const room = maxBytes - size;
+            if (next.value.byteLength > room) {
+                pieces.push(next.value.subarray(0, room));
+                size = maxBytes;
+                cut = true;
+                break;
+            }
+            pieces.push(next.value);
+            size += next.value.byteLength;
+        }
+    } catch {
+        // A body that breaks off says what it said so far.
+    } finally {
+        if (cut) {
+            await reader.cancel().catch(() => undefined);
+        }
+        reader.releaseLock();
+    }
+    return { text: new TextDecoder().decode(Buffer.concat(pieces)), cut };
 }
 
 export function classifyHttpStatus(status: number, bodyText: string, retryAfter: string | null, url: string): ErrorInfo {
@@ -285,7 +343,11 @@ export function classifyNetworkFailure(error: unknown, url: string): ErrorInfo {
 }
 
 function providerMessage(bodyText: string): string | undefined {
-    const trimmed = bodyText.trim();
+    const message = providerMessageOf(bodyText.trim());
+    return message !== undefined && message.length > MAX_ERROR_DETAIL_CHARS ? `${message.slice(0, MAX_ERROR_DETAIL_CHARS)}…` : message;
+}
+
+function providerMessageOf(trimmed: string): string | undefined {
     if (!trimmed) {
         return undefined;
     }

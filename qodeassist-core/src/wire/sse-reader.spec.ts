@@ -1,20 +1,45 @@
 import * as assert from 'node:assert/strict';
+import { QodeAssistError } from './error-info';
+import { DEFAULT_LIMITS } from './request-limits';
 import { readServerSentEvents } from './sse-reader';
+import { lazyStream } from './lazy-stream.spec-support';
 
-async function collect(chunks: string[] | Uint8Array[]): Promise<Array<{ event?: string; data: string }>> {
+type Message = { event?: string; data: string };
+
+/** The messages of a stream, and the error that ended it if one did. */
+async function read(chunks: AsyncIterable<Uint8Array>, maxRecordBytes?: number): Promise<{ messages: Message[]; error?: unknown }> {
+    const messages: Message[] = [];
+    try {
+        for await (const batch of readServerSentEvents(chunks, maxRecordBytes)) {
+            for (const message of batch) {
+                messages.push(message.event ? { event: message.event, data: message.data } : { data: message.data });
+            }
+        }
+    } catch (error) {
+        return { messages, error };
+    }
+    return { messages };
+}
+
+async function* source(chunks: Array<string | Uint8Array>): AsyncGenerator<Uint8Array> {
     const encoder = new TextEncoder();
-    async function* source(): AsyncGenerator<Uint8Array> {
-        for (const chunk of chunks) {
-            yield typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
-        }
+    for (const chunk of chunks) {
+        yield typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
     }
-    const out: Array<{ event?: string; data: string }> = [];
-    for await (const batch of readServerSentEvents(source())) {
-        for (const message of batch) {
-            out.push(message.event ? { event: message.event, data: message.data } : { data: message.data });
-        }
-    }
-    return out;
+}
+
+async function collect(chunks: string[] | Uint8Array[]): Promise<Message[]> {
+    const { messages, error } = await read(source(chunks));
+    assert.equal(error, undefined);
+    return messages;
+}
+
+const RECORD_LIMIT = /^The provider sent a record \(one event or line of the stream\) longer than (\S+ \S+) \(the max_record_bytes limit\), so the answer was stopped; what arrived before it is kept\. .*raise \[limits\] max_record_bytes in the agent's file or the setting qodeassist\.limits\.maxRecordBytes\.$/;
+
+function assertRecordLimit(error: unknown, size: string): void {
+    assert.ok(error instanceof QodeAssistError, `expected a QodeAssistError, got ${String(error)}`);
+    assert.equal(error.info.category, 'Provider');
+    assert.equal(RECORD_LIMIT.exec(error.info.message)?.[1], size, error.info.message);
 }
 
 describe('readServerSentEvents', () => {
@@ -36,5 +61,40 @@ describe('readServerSentEvents', () => {
 
     it('ignores comments and joins multi-line data', async () => {
         assert.deepEqual(await collect([': keep-alive\n\ndata: a\ndata: b\n\n']), [{ data: 'a\nb' }]);
+    });
+
+    describe('the record limit', () => {
+        it('a 600 MB event with no line end fails one piece past 8 MiB, keeps the events before it, and holds memory flat', async () => {
+            const head = 'data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"text":"';
+            const stream = lazyStream(head, 600 * 1024 * 1024);
+            const heapBefore = process.memoryUsage().heapUsed;
+            const { messages, error } = await read(stream.chunks);
+            assertRecordLimit(error, '8 MiB');
+            assert.deepEqual(messages, [{ data: '{"n":1}' }, { data: '{"n":2}' }]);
+            assert.ok(stream.pulled() <= DEFAULT_LIMITS.maxRecordBytes + stream.pieceBytes, `pulled ${stream.pulled()} bytes`);
+            assert.ok(stream.peakHeap() - heapBefore < 4 * DEFAULT_LIMITS.maxRecordBytes, `heap grew ${stream.peakHeap() - heapBefore} bytes`);
+        });
+
+        it('data lines that never reach a blank line are one record', async () => {
+            const stream = lazyStream('', 100 * 1024 * 1024, `data: ${'x'.repeat(1000)}\n`);
+            const { messages, error } = await read(stream.chunks, 1024 * 1024);
+            assertRecordLimit(error, '1 MiB');
+            assert.deepEqual(messages, []);
+            assert.ok(stream.pulled() <= 1024 * 1024 + stream.pieceBytes);
+        });
+
+        it('an event over the limit that arrives whole in one chunk fails too, after the events before it', async () => {
+            const { messages, error } = await read(source([`data: short\n\ndata: ${'y'.repeat(200)}\n\ndata: after\n\n`]), 100);
+            assertRecordLimit(error, '100 bytes');
+            assert.deepEqual(messages, [{ data: 'short' }]);
+        });
+
+        it('only one event counts: many small events and comments pass however long the stream', async () => {
+            const stream = lazyStream('', 4 * 1024 * 1024, ': keep-alive\n\ndata: {"t":"hello"}\n\n');
+            const { messages, error } = await read(stream.chunks, 1024);
+            assert.equal(error, undefined);
+            assert.ok(messages.length > 100_000);
+            assert.equal(stream.pulled(), 4 * 1024 * 1024);
+        });
     });
 });

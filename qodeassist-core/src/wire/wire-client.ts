@@ -4,6 +4,7 @@ import { RequestId, ResponseEvent } from './events';
 import { HostModels, readHostRecords } from './host-models';
 import { HttpStreamRequest, streamHttpBody } from './http-transport';
 import { readNdjsonLines } from './ndjson-reader';
+import { answerLimitError, DEFAULT_LIMITS, raiseLimitAdvice, recordLimitError } from './request-limits';
 import { readServerSentEvents } from './sse-reader';
 import { WireProtocol } from './wire-protocols';
 
@@ -11,21 +12,46 @@ export interface WireRequest extends HttpStreamRequest {
     requestId: RequestId;
     /** The IDE's own language models, for protocols framed `host` (client_api "theia"). */
     hostModels?: HostModels;
+    /** Longest one record (SSE event, NDJSON line, host part) may be (the max_record_bytes limit); by default the built-in one. */
+    maxRecordBytes?: number;
 }
 
 /** The events of one network chunk (never empty when yielded), in order. */
 export type EventBatch = ResponseEvent[];
 
-/** Yields each network chunk's records as (data, event name) pairs, whatever the framing. */
+/** Yields each network chunk's records as (data, event name) pairs, whatever the framing, within the record and answer limits. */
 async function* readRecords(protocol: WireProtocol, request: WireRequest): AsyncGenerator<Array<{ data: string; event?: string }>> {
+    const maxRecordBytes = request.maxRecordBytes ?? DEFAULT_LIMITS.maxRecordBytes;
+    const advice = request.limitAdvice ?? raiseLimitAdvice;
     if (protocol.framing === 'host') {
-        yield* readHostRecords(request.hostModels, request.body, request.signal);
+        yield* boundedHostRecords(readHostRecords(request.hostModels, request.body, request.signal), request, maxRecordBytes);
     } else if (protocol.framing === 'ndjson') {
-        for await (const lines of readNdjsonLines(streamHttpBody(request))) {
+        for await (const lines of readNdjsonLines(streamHttpBody(request), maxRecordBytes, advice)) {
             yield lines.map(data => ({ data }));
         }
     } else {
-        yield* readServerSentEvents(streamHttpBody(request));
+        yield* readServerSentEvents(streamHttpBody(request), maxRecordBytes, advice);
+    }
+}
+
+/** The IDE's models hand over whole parts, not bytes: the same limits, counted on the parts' JSON. */
+async function* boundedHostRecords(
+    records: AsyncGenerator<Array<{ data: string }>>, request: WireRequest, maxRecordBytes: number
+): AsyncGenerator<Array<{ data: string }>> {
+    const maxAnswerBytes = request.maxAnswerBytes ?? DEFAULT_LIMITS.maxAnswerBytes;
+    const advice = request.limitAdvice ?? raiseLimitAdvice;
+    let received = 0;
+    for await (const batch of records) {
+        for (const [index, record] of batch.entries()) {
+            received += record.data.length;
+            const error = record.data.length > maxRecordBytes ? recordLimitError(maxRecordBytes, advice)
+                : received > maxAnswerBytes ? answerLimitError(maxAnswerBytes, advice) : undefined;
+            if (error) {
+                yield batch.slice(0, index);
+                throw error;
+            }
+        }
+        yield batch;
     }
 }
 

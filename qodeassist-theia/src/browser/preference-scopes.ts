@@ -52,7 +52,9 @@ export const PREFERENCE_SCOPE_RULES: Readonly<Record<string, { rule: ScopeRule; 
     'qodeassist.limits.connectSeconds': { rule: 'user', why: 'waiting costs nothing, but a limit error sends the user to this setting: a repository\'s value would silently win over theirs' },
     'qodeassist.limits.idleSeconds': { rule: 'user', why: 'waiting costs nothing, but a limit error sends the user to this setting: a repository\'s value would silently win over theirs' },
     'qodeassist.limits.totalSeconds': { rule: 'user', why: 'a longer answer costs more: a repository must not raise what the user pays for' },
-    'qodeassist.limits.maxToolRounds': { rule: 'user', why: 'every tool round resends the whole conversation: a repository must not multiply what the user pays for' }
+    'qodeassist.limits.maxToolRounds': { rule: 'user', why: 'every tool round resends the whole conversation: a repository must not multiply what the user pays for' },
+    'qodeassist.limits.maxRecordBytes': { rule: 'user', why: 'what a broken or hostile provider may make this process hold: a repository must not raise it' },
+    'qodeassist.limits.maxAnswerBytes': { rule: 'user', why: 'a longer answer costs more: a repository must not raise what the user pays for' }
 };
 
 /** The value a rule allows, from one inspection of the setting. */

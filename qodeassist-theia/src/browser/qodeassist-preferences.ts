@@ -161,6 +161,14 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
         'qodeassist.limits.maxToolRounds': {
             type: 'number', default: 0, minimum: 0,
             description: 'Tool rounds one request may run before it is stopped, for every agent. 0: the agent\'s [limits] max_tool_rounds, or 30.'
+        },
+        'qodeassist.limits.maxRecordBytes': {
+            type: 'number', default: 0, minimum: 0,
+            description: 'Longest one record of an answer (an SSE event, an NDJSON line) may be, in bytes, for every agent. 0: the agent\'s [limits] max_record_bytes, or 8 MiB (8388608).'
+        },
+        'qodeassist.limits.maxAnswerBytes': {
+            type: 'number', default: 0, minimum: 0,
+            description: 'Bytes one answer of the model may bring (each tool round is its own answer), for every agent. 0: the agent\'s [limits] max_answer_bytes, or 64 MiB (67108864) for chat and 512 KiB (524288) for completion.'
         }
     }
 };
@@ -207,7 +215,9 @@ export function limitOverridesOf(preferences: QodeAssistPreferences): LimitOverr
         ['connectSeconds', preferences['qodeassist.limits.connectSeconds']],
         ['idleSeconds', preferences['qodeassist.limits.idleSeconds']],
         ['totalSeconds', preferences['qodeassist.limits.totalSeconds']],
-        ['maxToolRounds', preferences['qodeassist.limits.maxToolRounds']]
+        ['maxToolRounds', preferences['qodeassist.limits.maxToolRounds']],
+        ['maxRecordBytes', preferences['qodeassist.limits.maxRecordBytes']],
+        ['maxAnswerBytes', preferences['qodeassist.limits.maxAnswerBytes']]
     ];
     return Object.fromEntries(settings.filter(([, value]) => typeof value === 'number' && Number.isFinite(value) && value > 0));
 }
@@ -257,6 +267,8 @@ export interface QodeAssistConfiguration {
     'qodeassist.limits.idleSeconds': number;
     'qodeassist.limits.totalSeconds': number;
     'qodeassist.limits.maxToolRounds': number;
+    'qodeassist.limits.maxRecordBytes': number;
+    'qodeassist.limits.maxAnswerBytes': number;
 }
 
 export const QodeAssistPreferences = Symbol('QodeAssistPreferences');

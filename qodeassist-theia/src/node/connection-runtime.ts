@@ -1,4 +1,4 @@
-import { QodeAssistRuntime, WritableSecretsStore } from '@qodeassist/core';
+import { ProviderLauncher, QodeAssistRuntime, WritableSecretsStore } from '@qodeassist/core';
 import { interfaces } from '@theia/core/shared/inversify';
 import { QodeAssistSecretsStore, QodeAssistUserHome, QodeAssistWritableSecrets } from './backend-symbols';
 import { ConnectionLog } from './connection-log';
@@ -25,6 +25,7 @@ export function createConnectionRuntime(container: interfaces.Container): QodeAs
         logger: container.isBound(ConnectionLog) ? container.get(ConnectionLog) : undefined,
         sessionServices: limits ? { limits: () => limits.current() } : undefined,
         extraTools: mcp ? workspace => mcp.toolsFor(workspace) : undefined,
-        userHome: container.get<string>(QodeAssistUserHome)
+        userHome: container.get<string>(QodeAssistUserHome),
+        launcher: container.isBound(ProviderLauncher) ? container.get(ProviderLauncher) : undefined
     });
 }

@@ -1,4 +1,4 @@
-import { ChatOwners, PROCESS_SECRETS, QodeAssistRuntime, removeAbandonedTemporaryFiles } from '@qodeassist/core';
+import { ChatOwners, PROCESS_SECRETS, ProviderLauncher, QodeAssistRuntime, removeAbandonedTemporaryFiles } from '@qodeassist/core';
 import { FileUri } from '@theia/core/lib/common/file-uri';
 import { WorkspaceServer } from '@theia/workspace/lib/common/workspace-protocol';
 import { join } from 'node:path';
@@ -71,6 +71,8 @@ export default new ContainerModule(bind => {
     bind(QodeAssistChatOwners).toConstantValue(new ChatOwners());
     bind(McpHubs).toSelf().inSingletonScope();
     bind(McpServerHost).toSelf().inSingletonScope();
+    // Provider servers started by [launch]: one set for the backend, whichever window's request started them.
+    bind(ProviderLauncher).toConstantValue(new ProviderLauncher());
     bind(BackendApplicationContribution).toDynamicValue(ctx => ({
         // Temporary files of chat saves a crash cut short: the user's chats and the workspace opened last (others at their first use).
         onStart: () => {
@@ -83,10 +85,11 @@ export default new ContainerModule(bind => {
                 return Promise.all(folders.map(folder => removeAbandonedTemporaryFiles(folder)));
             }).catch(() => undefined);
         },
-        // Hub servers and the server mode end with the backend.
+        // Hub servers, the server mode and the provider servers QodeAssist started (only those) end with the backend.
         onStop: () => {
             void ctx.container.get(McpHubs).dispose();
             void ctx.container.get(McpServerHost).dispose();
+            void ctx.container.get(ProviderLauncher).dispose();
         }
     })).inSingletonScope();
     bind(ConnectionContainerModule).toConstantValue(chatConnectionModule);

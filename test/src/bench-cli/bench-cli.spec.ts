@@ -202,7 +202,7 @@ describe('qodeassist-bench (spawned)', function () {
         assert.deepEqual(first.messages.at(-1).content.map((part: { text: string }) => part.text), ['<skill name="release">\nBump the version, then tag.\n</skill>', 'for 1.2']);
         assert.ok(first.tools.some((tool: { function: { name: string } }) => tool.function.name === 'build_project'));
         const second = JSON.parse(server.requests[1].body);
-        assert.match(second.messages.filter((message: { role: string }) => message.role === 'tool').at(-1).content, /^The build succeeded\.\nOutput \(tail\):\ncompiled 3 files/);
+        assert.match(second.messages.filter((message: { role: string }) => message.role === 'tool').at(-1).content, /^The build succeeded\.\nOutput:\ncompiled 3 files/);
     });
 
     it('exit 2 for usage errors', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chatRenderTable, measureChatRender } from './chat-render-benchmark';
 import { COMPLETION_BENCH_SETUP, completionTable, measureCompletionSideBySide } from './completion-benchmark';
 import { assembleTable, estimatorTable, measureAssemble, measureEstimator } from './context-benchmarks';
+import { hostileStreamTable, measureHostileStream } from './hostile-stream-benchmark';
 import { longRunTable, measureLongRun } from './long-run-benchmark';
 import { mcpLoadTable, measureMcpLoad } from './mcp-load-benchmark';
 import { measureSearch, searchTable } from './search-benchmark';
@@ -36,6 +37,22 @@ async function main(): Promise<void> {
             '1.00× means parsing costs nothing beyond moving the bytes; the aim is ≥ 0.8×.',
             '*JSON.parse alone* parses every record\'s payload in memory with no I/O and no decoding; the last column is the',
             'best ratio any decoder that calls JSON.parse per record could reach against this raw baseline.',
+            '',
+            table
+        ].join('\n'));
+    }
+    if (!only || only === 'hostile') {
+        console.log('Memory under a hostile stream (a record that never ends)…');
+        const table = hostileStreamTable(await measureHostileStream());
+        console.log(table);
+        writeSection('hostile-stream', 'Wire layer: memory under a hostile stream', [
+            `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.`,
+            'A provider on 127.0.0.1 sends the start of a record and then `a` with no line end, made 64 KiB at a time as the socket',
+            'drains, to the full wire client (default limits) in a fresh process that has first streamed a well-formed 20 MB answer.',
+            '*Sent before failing* is what the provider got rid of before the client hung up, socket buffers included. RSS is taken in',
+            'that process after a full GC before the request, right after the error (garbage not yet collected included), and after a',
+            'full GC; medians of three processes. The baselines raise the record and answer limits past the stream: what the readers',
+            'held before the limit existed. Aim: RSS at the error − before ≤ 1.2× the record limit, whatever the stream\'s length.',
             '',
             table
         ].join('\n'));

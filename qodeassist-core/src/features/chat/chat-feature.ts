@@ -59,8 +59,19 @@ export class ChatFeature {
         }
     };
 
+    /** Stops telling this window's chats that a provider's local server is being started. */
+    private readonly stopLaunchStatus: () => void;
+
     constructor(private readonly options: ChatFeatureOptions) {
         this.owners = options.owners ?? new ChatOwners();
+        // "Starting Ollama…": a request of this window waits for a local server QodeAssist starts ([launch]).
+        this.stopLaunchStatus = options.runtime.launcher.onStatus(status => {
+            for (const chat of this.chats.values()) {
+                if (chat.live && chat.sender === this.viewer) {
+                    this.host?.onNotice(chat.id, status.message);
+                }
+            }
+        });
         this.turns = {
             runtime: options.runtime, configurations: options.configurations, host: () => this.host,
             listener: (chat, agent) => events => this.forward(chat, agent, events)
@@ -331,6 +342,7 @@ export class ChatFeature {
      * is a request this window sent (its tools would ask a window that is no longer there).
      */
     dispose(): void {
+        this.stopLaunchStatus();
         for (const chat of this.chats.values()) {
             chat.viewers.delete(this.viewer);
             if (chat.live && chat.sender === this.viewer) {

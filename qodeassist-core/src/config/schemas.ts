@@ -67,7 +67,6 @@ export const LimitsSchema = z.strictObject({
     max_answer_bytes: bytes('max_answer_bytes').optional()
 });
 
-export type AgentLimits = z.infer<typeof LimitsSchema>;
 
 /** An agent file as written: everything optional, because `extends` fills the gaps. */
 export const AgentFileSchema = z.strictObject({

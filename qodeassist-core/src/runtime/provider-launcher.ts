@@ -1,13 +1,14 @@
 import { createConnection } from 'node:net';
 import { homedir } from 'node:os';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
+import { originOf } from '../config/key-origins';
 import { LoadedProvider } from '../config/configuration-source';
 import { DEFAULT_START_TIMEOUT_SECONDS, ProviderLaunch } from '../config/schemas';
 import { Logger } from '../ports/logger';
 import { SessionAgent } from '../session/session';
 import { childEnvironment } from '../tools/child-environment';
 import { ContainedProcess, killProcessTree, startContained } from '../tools/contained-process';
-import { containChildPath, programNotFoundMessage, programSearchFor, resolveProgram } from '../tools/program-resolver';
+import { containChildPath, isInside, programNotFoundMessage, ProgramSearch, programSearchFor, resolveProgram } from '../tools/program-resolver';
 import { CLIENT_API_INFO, endpointUrl } from '../wire/client-apis';
 import { ErrorInfo, QodeAssistError, untilAborted } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
@@ -146,7 +147,7 @@ export class ProviderLauncher {
         const home = this.options.home ?? homedir();
         const env = childEnvironment(this.options.env ?? process.env, { secrets: this.options.secrets?.() ?? PROCESS_SECRETS.list(), platform: this.platform });
         const search = programSearchFor(env, options.workspaceRoots ?? [], this.platform);
-        const program = await this.programPath(launch.command, options.workspaceRoots ?? []);
+        const program = await this.programPath(launch.command, options.workspaceRoots ?? [], search);
         if (!program) {
             return fail({ category: 'Config', message: `Provider "${name}" could not start "${commandLine}": ${programNotFoundMessage(launch.command)} Or set [launch] command in ${provider.file.label} to an absolute path.` }, 'launch.command');
         }
@@ -200,12 +201,11 @@ export class ProviderLauncher {
     }
 
     /** A bare name on the trusted PATH (never inside the workspace), or an absolute path outside it. */
-    private async programPath(command: string, workspaceRoots: readonly string[]): Promise<string | undefined> {
-        const env = childEnvironment(this.options.env ?? process.env, { platform: this.platform });
+    private async programPath(command: string, workspaceRoots: readonly string[], search: ProgramSearch): Promise<string | undefined> {
         if (!command.includes('/') && !command.includes('\\')) {
-            return resolveProgram(command, programSearchFor(env, workspaceRoots, this.platform));
+            return resolveProgram(command, search);
         }
-        if (!isAbsolute(command) || workspaceRoots.some(root => isInside(root, command))) {
+        if (!isAbsolute(command) || workspaceRoots.some(root => isInside(root, command, this.platform))) {
             return undefined;
         }
         return command;
@@ -221,23 +221,11 @@ export class ProviderLauncher {
 
 /** The agent as a session gets it, with the provider's server started before each request when needed (only where the request goes to the provider's own URL). */
 export function withProviderLaunch(sessionAgent: SessionAgent, agent: ResolvedAgent, launcher: ProviderLauncher, options: Omit<EnsureRunningOptions, 'signal'> = {}): SessionAgent {
-    if (!agent.provider.instance.launch || !sameOrigin(sessionAgent.url, agent.provider.url)) {
+    const origin = originOf(sessionAgent.url);
+    if (!agent.provider.instance.launch || launchRefusal(agent.provider) !== undefined || origin === undefined || origin !== originOf(agent.provider.url)) {
         return sessionAgent;
     }
     return { ...sessionAgent, ensureReachable: signal => launcher.ensureRunning(agent.provider, { ...options, signal }) };
-}
-
-function sameOrigin(a: string, b: string): boolean {
-    try {
-        return new URL(a).origin === new URL(b).origin;
-    } catch {
-        return false;
-    }
-}
-
-function isInside(root: string, path: string): boolean {
-    const rel = relative(resolve(root), resolve(path));
-    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 function title(name: string): string {
@@ -268,7 +256,7 @@ async function isReady(provider: LoadedProvider, launch: ProviderLaunch): Promis
         return portOpen(new URL(provider.url));
     }
     const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? target : endpointUrl(provider.url, target);
-    if (!sameOrigin(url, provider.url)) {
+    if (originOf(url) === undefined || originOf(url) !== originOf(provider.url)) {
         return portOpen(new URL(provider.url));
     }
     try {

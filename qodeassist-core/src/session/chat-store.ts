@@ -326,21 +326,12 @@ export class ChatStore {
      */
     async saveConflictCopy(chat: StoredChat): Promise<{ id: string; state: ChatFileState }> {
         const id = `${chat.id.slice(0, 36)}-conflict-${Date.now().toString(36)}`;
-        const from = this.attachmentsOf(chat.id);
-        const to = this.attachmentsOf(id);
-        const moved = (ref: ContentRef): ContentRef => this.ownsAttachment(chat.id, ref.path) ? { ...ref, path: join(to, basename(ref.path)) } : ref;
-        await cp(from, to, { recursive: true }).catch(error => {
+        await cp(this.attachmentsOf(chat.id), this.attachmentsOf(id), { recursive: true }).catch(error => {
             if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
                 throw error;
             }
         });
-        const copy: StoredChat = {
-            ...chat, id, title: `${chat.title} (conflict copy)`, revision: 0,
-            history: chat.history.map(message => ({
-                ...message,
-                blocks: message.blocks.map(block => block.type === 'image' || block.type === 'attachment' ? { ...block, ref: moved(block.ref) } : block)
-            }))
-        };
+        const copy: StoredChat = { ...chat, id, title: `${chat.title} (conflict copy)`, revision: 0, history: this.relocateAttachments(chat.history, [chat.id], id) };
         const outcome = await this.saveOver(copy, { revision: 0 });
         if ('conflict' in outcome) {
             throw new QodeAssistError({ category: 'Config', message: `The conflict copy ${this.fileOf(id)} could not be written: ${outcome.conflict}.` });
@@ -378,13 +369,24 @@ export class ChatStore {
         return { path, name, mediaType };
     }
 
+    /** The history with the attachments kept in the folders of `fromIds` referring to their copies in the folder of `toId`. */
+    relocateAttachments(history: readonly HistoryMessage[], fromIds: readonly string[], toId: string): HistoryMessage[] {
+        const relocated = (ref: ContentRef): ContentRef => fromIds.some(from => this.ownsAttachment(from, ref.path))
+            ? { ...ref, path: join(this.attachmentsOf(toId), basename(ref.path)) }
+            : ref;
+        return history.map(message => ({
+            ...message,
+            blocks: message.blocks.map(block => block.type === 'image' || block.type === 'attachment' ? { ...block, ref: relocated(block.ref) } : block)
+        }));
+    }
+
     /** The chat as it is written: keys redacted by value and by shape. */
     private redacted(chat: StoredChat): StoredChat {
         return redactChat(chat, text => this.secrets.redact(text), text => redactKnownValues(text, this.secrets.list()));
     }
 
-    /** Once per folder and process: temporary files of writes a crash cut short are removed. */
-    private async removeLeftovers(): Promise<void> {
+    /** Once per folder and process: temporary files of writes a crash cut short are removed (at a backend's start, and at the folder's first use). */
+    async removeLeftovers(): Promise<void> {
         if (!CLEANED.has(this.directory)) {
             CLEANED.add(this.directory);
             await removeAbandonedTemporaryFiles(this.directory);

@@ -21,7 +21,8 @@ function pathApi(platform: NodeJS.Platform) {
     return platform === 'win32' ? win32 : posix;
 }
 
-function isInside(parent: string, child: string, platform: NodeJS.Platform): boolean {
+/** Whether `child` is `parent` or below it (case-folded on Windows). */
+export function isInside(parent: string, child: string, platform: NodeJS.Platform = process.platform): boolean {
     const api = pathApi(platform);
     const fold = (p: string) => platform === 'win32' ? p.toLowerCase() : p;
     const relative = api.relative(fold(api.resolve(parent)), fold(api.resolve(child)));

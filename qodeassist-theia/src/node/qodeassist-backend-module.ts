@@ -1,4 +1,4 @@
-import { ChatOwners, PROCESS_SECRETS, ProviderLauncher, QodeAssistRuntime, removeAbandonedTemporaryFiles } from '@qodeassist/core';
+import { ChatOwners, ChatStore, PROCESS_SECRETS, ProviderLauncher, QodeAssistRuntime } from '@qodeassist/core';
 import { FileUri } from '@theia/core/lib/common/file-uri';
 import { WorkspaceServer } from '@theia/workspace/lib/common/workspace-protocol';
 import { join } from 'node:path';
@@ -82,7 +82,7 @@ export default new ContainerModule(bind => {
                 if (uri?.startsWith('file:')) {
                     folders.push(join(FileUri.fsPath(uri), '.qodeassist', 'chats'));
                 }
-                return Promise.all(folders.map(folder => removeAbandonedTemporaryFiles(folder)));
+                return Promise.all(folders.map(folder => new ChatStore(folder).removeLeftovers()));
             }).catch(() => undefined);
         },
         // Hub servers, the server mode and the provider servers QodeAssist started (only those) end with the backend.

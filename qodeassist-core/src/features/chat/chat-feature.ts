@@ -103,18 +103,24 @@ export class ChatFeature {
             this.show(chat);
             return { chatId: chat.id };
         }
-        const owned = this.owners.find(store, chatId);
-        if (owned) {
-            this.show(owned);
-            return { chatId, ...owned.view() };
+        const owned = () => {
+            const chat = this.owners.find(store, chatId);
+            if (chat) {
+                this.show(chat);
+                return { chatId, ...chat.view() };
+            }
+            return undefined;
+        };
+        const shown = owned();
+        if (shown) {
+            return shown;
         }
         const { chat: stored, state } = await store.open(chatId);
         const original = stored.compressedFrom ? await store.load(stored.compressedFrom).then(chat => chat.history, () => undefined) : undefined;
         // Another window may have opened it while the file was read: there is one owner.
-        const opened = this.owners.find(store, chatId);
-        if (opened) {
-            this.show(opened);
-            return { chatId, ...opened.view() };
+        const shownMeanwhile = owned();
+        if (shownMeanwhile) {
+            return shownMeanwhile;
         }
         const chat = OpenChat.fromStored(store, stored, original, state);
         this.owners.add(chat);
@@ -133,14 +139,15 @@ export class ChatFeature {
             try {
                 await this.afterRunning(chat, input.turnId);
                 if (input.turnId && chat.withdrawn.delete(input.turnId)) {
-                    return this.withdrawn(chatId, input.turnId);
+                    // Withdrawn by its sender while queued: it ends as cancelled, never sent.
+                    return this.endedUnsent(chatId, input.turnId, requestId => ({ type: 'Cancelled', requestId }));
                 }
-                const { session, tools, skills } = await prepareTurn(this.turns, chat, options);
+                const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
                 const blocks = turnBlocks(chat, input, skills);
                 this.stillShown(chat);
                 chat.announce = { turnId: input.turnId };
                 chat.sender = this.viewer;
-                const requestId = await session.send(blocks, tools ? { tools: tools.definitions(), executor: tools } : {});
+                const requestId = await session.send(blocks, policy);
                 chat.record.agent = options.agent;
                 chat.record.role = options.role;
                 this.owners.save(chat);
@@ -162,7 +169,7 @@ export class ChatFeature {
         return chat.exclusive(async () => {
             try {
                 await this.afterRunning(chat, undefined);
-                const { session, tools } = await prepareTurn(this.turns, chat, options);
+                const { session, policy } = await prepareTurn(this.turns, chat, options);
                 const history = session.history;
                 const asked = [...history].reverse().findIndex(message => message.role === 'user' && message.blocks.some(block => block.type !== 'tool_result'));
                 const last = asked < 0 ? -1 : history.length - 1 - asked;
@@ -173,7 +180,7 @@ export class ChatFeature {
                 chat.sender = this.viewer;
                 session.restore(history.slice(0, last + 1));
                 this.owners.broadcast(chat, [{ type: 'History', history: [...session.history], edits: structuredClone(chat.record.edits) }]);
-                const requestId = await session.send([], tools ? { tools: tools.definitions(), executor: tools } : {});
+                const requestId = await session.send([], policy);
                 this.owners.save(chat);
                 return requestId;
             } catch (error) {
@@ -193,8 +200,8 @@ export class ChatFeature {
                 return undefined;
             }
             try {
-                const { session, tools, skills } = await prepareTurn(this.turns, chat, options);
-                return await session.preview(turnBlocks(chat, input, skills), tools ? { tools: tools.definitions(), executor: tools } : {});
+                const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
+                return await session.preview(turnBlocks(chat, input, skills), policy);
             } catch {
                 return undefined;
             }
@@ -387,15 +394,13 @@ export class ChatFeature {
 
     /** Nothing was sent: the sender sees it as a failed request, like any other, ending its turn. */
     private failedToStart(chatId: string, error: unknown, turnId?: string): string {
-        const requestId = randomUUID();
-        this.host?.onEvents(chatId, [{ type: 'RequestStarted', requestId, ...(turnId ? { turnId } : {}) }, { type: 'Failed', requestId, error: toErrorInfo(error) }]);
-        return requestId;
+        return this.endedUnsent(chatId, turnId, requestId => ({ type: 'Failed', requestId, error: toErrorInfo(error) }));
     }
 
-    /** The sender withdrew its queued message: it ends as cancelled, never sent. */
-    private withdrawn(chatId: string, turnId: string): string {
+    /** A turn that never went ends for its sender only: a request of its own, started and ended at once (its turn named, so the view ends that turn). */
+    private endedUnsent(chatId: string, turnId: string | undefined, end: (requestId: string) => ChatEvent): string {
         const requestId = randomUUID();
-        this.host?.onEvents(chatId, [{ type: 'RequestStarted', requestId, turnId }, { type: 'Cancelled', requestId }]);
+        this.host?.onEvents(chatId, [{ type: 'RequestStarted', requestId, ...(turnId ? { turnId } : {}) }, end(requestId)]);
         return requestId;
     }
 

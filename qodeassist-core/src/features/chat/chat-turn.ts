@@ -5,7 +5,7 @@ import { ResolvedAgent } from '../../agents/agent-factory';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
 import { HistoryBlock } from '../../context/conversation-history';
 import { ENV_PROJECT_LAYER } from '../../context/env-block';
-import { Session } from '../../session/session';
+import { Session, ToolPolicy } from '../../session/session';
 import { SessionEvent } from '../../session/session-events';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { SkillsEngine } from '../../skills/skills-engine';
@@ -22,7 +22,8 @@ const ACTIVE_FILE_PIN = 'env.file';
 /** A turn ready to send: the session as configured now, the chat's tools, and the skills `/name` invokes. */
 export interface PreparedTurn {
     session: Session;
-    tools?: ToolKitExecutor;
+    /** The tools offered this turn and the chat's executor for them (empty: none). */
+    policy: ToolPolicy;
     skills?: SkillsEngine;
 }
 
@@ -85,7 +86,7 @@ export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, opti
         session.unpinContext(ACTIVE_FILE_PIN);
     }
     session.setLayer('skills.catalog', skills ? [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n') : '');
-    return { session, tools, skills };
+    return { session, policy: tools ? { tools: tools.definitions(), executor: tools } : {}, skills };
 }
 
 /** The user's blocks: attachments (checked to be this chat's own copies), then a skill invocation (with the turn's skills) or the text. */

@@ -1,5 +1,4 @@
-import { basename, join } from 'node:path';
-import { ContentRef, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
+import { HistoryBlock, HistoryMessage } from '../../context/conversation-history';
 import { ChatFileState, ChatStore, CHAT_FILE_VERSION, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
 import { Session } from '../../session/session';
 import { ToolKitExecutor } from '../../tools/toolkit';
@@ -187,21 +186,11 @@ export class OpenChat {
         const { record } = this;
         return {
             version: CHAT_FILE_VERSION, id, title: record.title ?? titleOf(history), createdAt: record.createdAt,
-            updatedAt: new Date().toISOString(), history: this.formerIds.length > 0 ? history.map(message => this.withOwnAttachments(message)) : history,
+            // A chat that moved to its conflict copy refers to the copies of its attachments there.
+            updatedAt: new Date().toISOString(), history: this.formerIds.length > 0 ? this.store.relocateAttachments(history, this.formerIds, id) : history,
             edits: structuredClone(record.edits),
             ...(record.agent ? { agent: record.agent } : {}), ...(record.role ? { role: record.role } : {}),
             ...(record.compressedFrom ? { compressedFrom: record.compressedFrom } : {})
-        };
-    }
-
-    /** A message whose attachments lie in a former id's folder refers to their copies in this chat's own. */
-    private withOwnAttachments(message: HistoryMessage): HistoryMessage {
-        const own = (ref: ContentRef): ContentRef => this.formerIds.some(former => this.store.ownsAttachment(former, ref.path))
-            ? { ...ref, path: join(this.store.attachmentsOf(this.id), basename(ref.path)) }
-            : ref;
-        return {
-            ...message,
-            blocks: message.blocks.map(block => block.type === 'image' || block.type === 'attachment' ? { ...block, ref: own(block.ref) } : block)
         };
     }
 }

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,14 +154,20 @@ describe('ProviderLauncher: [launch] starts a provider\'s server on first use', 
         agent(user);
         const { configuration, runtime } = runtimeFor(roots());
         const statuses: LaunchStatus[] = [];
-        runtime.launcher.onStatus(status => statuses.push(status));
+        const underWay: LaunchStatus[][] = [];
+        runtime.launcher.onStatus(status => {
+            statuses.push(status);
+            underWay.push(runtime.launcher.startingNow);
+        });
 
         assert.equal(outcome(await ask(runtime, configuration)), 'Finished: Hello');
         assert.equal(outcome(await ask(runtime, configuration)), 'Finished: Hello');
 
         assert.equal(pidsIn(marker).length, 1, 'started exactly once');
-        assert.deepEqual(statuses.map(status => status.state), ['starting', 'ready']);
+        assert.deepEqual(statuses.map(status => [status.state, status.summary]), [['starting', 'starting Local…'], ['ready', 'Local is ready']]);
         assert.match(statuses[0].message, /^starting Local… \(/);
+        assert.deepEqual(underWay.map(list => list.map(status => status.state)), [['starting'], []], 'the start is under way between its two statuses');
+        assert.deepEqual(runtime.launcher.startingNow, [], 'no start under way once it is ready');
         assert.deepEqual(runtime.launcher.running, ['local']);
     });
 
@@ -215,6 +221,65 @@ describe('ProviderLauncher: [launch] starts a provider\'s server on first use', 
         assert.deepEqual(pidsIn(marker), [pid], 'nothing new was started');
         assert.equal(isGone(running.pid!), false, 'the server that was already running still runs');
         assert.equal(await fetch(`http://127.0.0.1:${port}/api/tags`).then(response => response.status), 200);
+    });
+
+    describe('the program is judged by what it really is (attack: links around the workspace)', () => {
+        const launchWith = (command: string) =>
+            `[launch]\ncommand = ${JSON.stringify(command)}\nargs = ${JSON.stringify([script, String(port), '0', marker])}\nstart_timeout = 20\n`;
+
+        it('a link outside the workspace that leads to a program inside it is refused: nothing starts, the error names the target', async () => {
+            const workspace = join(root, 'workspace');
+            mkdirSync(join(workspace, 'bin'), { recursive: true });
+            const planted = join(workspace, 'bin', 'serve');
+            writeFileSync(planted, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
+            const link = join(root, 'tools', 'ollama');
+            mkdirSync(join(root, 'tools'));
+            symlinkSync(planted, link);
+            provider(user, launchWith(link));
+            const launcher = new ProviderLauncher();
+            try {
+                await assert.rejects(launcher.ensureRunning(loadConfiguration(roots()).providers.get('local')!, { workspaceRoots: [workspace] }), (error: unknown) => {
+                    assert.ok(error instanceof ProviderLaunchError);
+                    assert.deepEqual([error.info.category, error.key], ['Config', 'launch.command']);
+                    assert.ok(error.message.includes(`${link} (a link to ${realpathSync(planted)}) is inside the workspace, and QodeAssist never starts a program from a workspace`), error.message);
+                    return true;
+                });
+                assert.equal(existsSync(marker), false, 'nothing was started');
+            } finally {
+                await launcher.dispose();
+            }
+        });
+
+        it('a link inside the workspace that leads to a program outside it is judged by that program: the program starts', async () => {
+            const workspace = join(root, 'workspace');
+            mkdirSync(join(workspace, 'bin'), { recursive: true });
+            const link = join(workspace, 'bin', 'node');
+            symlinkSync(process.execPath, link);
+            provider(user, launchWith(link));
+            const launcher = new ProviderLauncher();
+            try {
+                await launcher.ensureRunning(loadConfiguration(roots()).providers.get('local')!, { workspaceRoots: [workspace] });
+                assert.equal(pidsIn(marker).length, 1, 'the program the link leads to was started');
+            } finally {
+                await launcher.dispose();
+            }
+        });
+
+        it('a program inside the workspace named by its own path is refused', async () => {
+            const workspace = join(root, 'workspace');
+            mkdirSync(join(workspace, 'bin'), { recursive: true });
+            const planted = join(workspace, 'bin', 'serve');
+            writeFileSync(planted, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
+            provider(user, launchWith(planted));
+            const launcher = new ProviderLauncher();
+            try {
+                await assert.rejects(launcher.ensureRunning(loadConfiguration(roots()).providers.get('local')!, { workspaceRoots: [workspace] }),
+                    (error: unknown) => error instanceof ProviderLaunchError && error.message.includes(`${planted} is inside the workspace`));
+                assert.equal(existsSync(marker), false);
+            } finally {
+                await launcher.dispose();
+            }
+        });
     });
 
     it('a project provider with [launch] starts nothing, trusted or not: the marker stays absent and a notice names the file', async () => {

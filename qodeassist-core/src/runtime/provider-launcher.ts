@@ -1,4 +1,5 @@
 import { createConnection } from 'node:net';
+import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { originOf } from '../config/key-origins';
@@ -19,7 +20,10 @@ import { launchRefusal } from '../agents/launch-policy';
 export interface LaunchStatus {
     provider: string;
     state: 'starting' | 'ready' | 'failed';
+    /** The whole story: what runs, where it was expected, how long it may take, or why it failed. */
     message: string;
+    /** A few words for a status bar: `starting Ollama…`, `Ollama is ready`, `Ollama did not start`. */
+    summary: string;
 }
 
 export interface ProviderLauncherOptions {
@@ -72,6 +76,7 @@ export class ProviderLauncher {
     private readonly launched = new Map<string, Launched>();
     private readonly starting = new Map<string, Promise<void>>();
     private readonly listeners = new Set<(status: LaunchStatus) => void>();
+    private readonly underWay = new Map<string, LaunchStatus>();
     private disposed = false;
     private hookedExit = false;
     /** A backend that ends without stopping its contributions still takes its servers with it. */
@@ -112,7 +117,10 @@ export class ProviderLauncher {
         }
         let starting = this.starting.get(origin);
         if (!starting) {
-            starting = this.startIfClosed(provider, launch, origin, options).finally(() => this.starting.delete(origin));
+            starting = this.startIfClosed(provider, launch, origin, options).finally(() => {
+                this.starting.delete(origin);
+                this.underWay.delete(provider.instance.name);
+            });
             this.starting.set(origin, starting);
         }
         return untilAborted(starting, options.signal);
@@ -141,20 +149,28 @@ export class ProviderLauncher {
         const name = provider.instance.name;
         const commandLine = [launch.command, ...launch.args ?? []].join(' ');
         const fail = (info: ErrorInfo, key?: string): never => {
-            this.tell({ provider: name, state: 'failed', message: info.message }, options.logger, 'warn');
+            this.tell({ provider: name, state: 'failed', message: info.message, summary: `${title(name)} did not start` }, options.logger, 'warn');
             throw new ProviderLaunchError(info, name, commandLine, key);
         };
         const home = this.options.home ?? homedir();
         const env = childEnvironment(this.options.env ?? process.env, { secrets: this.options.secrets?.() ?? PROCESS_SECRETS.list(), platform: this.platform });
         const search = programSearchFor(env, options.workspaceRoots ?? [], this.platform);
         const program = await this.programPath(launch.command, options.workspaceRoots ?? [], search);
-        if (!program) {
-            return fail({ category: 'Config', message: `Provider "${name}" could not start "${commandLine}": ${programNotFoundMessage(launch.command)} Or set [launch] command in ${provider.file.label} to an absolute path.` }, 'launch.command');
+        if (typeof program !== 'string') {
+            return fail({
+                category: 'Config',
+                message: program.inWorkspace
+                    ? `Provider "${name}" could not start "${commandLine}": ${program.inWorkspace} is inside the workspace, and QodeAssist never starts a program from a workspace. Set [launch] command in ${provider.file.label} to a program installed outside it.`
+                    : `Provider "${name}" could not start "${commandLine}": ${programNotFoundMessage(launch.command)} Or set [launch] command in ${provider.file.label} to an absolute path.`
+            }, 'launch.command');
         }
         await containChildPath(env, search);
         Object.assign(env, launch.env ?? {});
         const timeoutSeconds = launch.start_timeout ?? DEFAULT_START_TIMEOUT_SECONDS;
-        this.tell({ provider: name, state: 'starting', message: `starting ${title(name)}… (${commandLine}; provider "${name}" did not answer at ${origin}; waiting up to ${timeoutSeconds} s)` }, options.logger, 'info');
+        this.tell({
+            provider: name, state: 'starting', summary: `starting ${title(name)}…`,
+            message: `starting ${title(name)}… (${commandLine}; provider "${name}" did not answer at ${origin}; waiting up to ${timeoutSeconds} s)`
+        }, options.logger, 'info');
         const started = startContained(program, launch.args ?? [], { cwd: launch.cwd ? resolve(home, launch.cwd) : home, env, stderr: true, platform: this.platform });
         const server: Launched = { provider: name, process: started, exited: false, output: '' };
         const keep = (chunk: Buffer) => { server.output = (server.output + chunk.toString('utf8')).slice(-OUTPUT_TAIL); };
@@ -183,7 +199,7 @@ export class ProviderLauncher {
                 }, 'launch.command');
             }
             if (await isReady(provider, launch)) {
-                this.tell({ provider: name, state: 'ready', message: `${title(name)} is ready at ${origin}` }, options.logger, 'info');
+                this.tell({ provider: name, state: 'ready', message: `${title(name)} is ready at ${origin}`, summary: `${title(name)} is ready` }, options.logger, 'info');
                 return;
             }
             if (Date.now() >= deadline) {
@@ -200,18 +216,38 @@ export class ProviderLauncher {
         }
     }
 
-    /** A bare name on the trusted PATH (never inside the workspace), or an absolute path outside it. */
-    private async programPath(command: string, workspaceRoots: readonly string[], search: ProgramSearch): Promise<string | undefined> {
-        if (!command.includes('/') && !command.includes('\\')) {
-            return resolveProgram(command, search);
+    /**
+     * A bare name on the trusted PATH, or an absolute path; either is judged by what it really is.
+     * Links are followed to the program they lead to (as `trustedPathEntries` does for PATH), and a
+     * program that really lies inside the workspace is refused. A link that itself sits in the
+     * workspace is replaced by its target, so swapping the link after this check changes nothing.
+     */
+    private async programPath(command: string, workspaceRoots: readonly string[], search: ProgramSearch): Promise<string | { inWorkspace?: string }> {
+        const bare = !command.includes('/') && !command.includes('\\');
+        const found = bare ? await resolveProgram(command, search) : isAbsolute(command) ? command : undefined;
+        const real = found && await realpath(found).catch(() => undefined);
+        if (!found || !real) {
+            return {};
         }
-        if (!isAbsolute(command) || workspaceRoots.some(root => isInside(root, command, this.platform))) {
-            return undefined;
+        const roots = [...workspaceRoots, ...await Promise.all(workspaceRoots.map(root => realpath(root).catch(() => root)))];
+        const inside = (path: string) => roots.some(root => isInside(root, path, this.platform));
+        if (inside(real)) {
+            return { inWorkspace: real === found ? found : `${found} (a link to ${real})` };
         }
-        return command;
+        return inside(found) ? real : found;
+    }
+
+    /** The starts under way now, each as its 'starting' status: for a surface that begins to wait while one runs. */
+    get startingNow(): LaunchStatus[] {
+        return [...this.underWay.values()];
     }
 
     private tell(status: LaunchStatus, logger: Logger | undefined, level: 'info' | 'warn'): void {
+        if (status.state === 'starting') {
+            this.underWay.set(status.provider, status);
+        } else {
+            this.underWay.delete(status.provider);
+        }
         logger?.log(level, 'qodeassist.session', status.message);
         for (const listener of this.listeners) {
             listener(status);

@@ -71,7 +71,8 @@ describe('SkillsEngine', () => {
         const skills = engine(10);
         assert.equal(skills.get('huge')?.body, 'x'.repeat(10));
         const tool = skills.loadSkillTool();
-        assert.equal((await tool.run({ name: 'huge' }, undefined as never)).content, `${'x'.repeat(10)}\n[the skill was cut at its size limit]`);
+        assert.equal((await tool.run({ name: 'huge' }, undefined as never)).content,
+            `${'x'.repeat(10)}\n[… 90 characters cut here; a skill is loaded up to 10 characters; files the skill names can be read with read_file]`);
         assert.match((await tool.run({ name: 'nope' }, undefined as never)).content, /There is no skill "nope". Available: huge/);
     });
 

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { HistoryBlock } from '../context/conversation-history';
 import { AnyTool, defineTool } from '../tools/tool';
+import { capHead } from '../tools/output-cap';
 
 export interface Skill {
     name: string;
@@ -17,6 +18,8 @@ export interface Skill {
     body: string;
     /** True when the body was longer than the cap and was cut. */
     truncated: boolean;
+    /** When truncated: the note load_skill adds, saying how much was cut. */
+    cutNote?: string;
     path: string;
     scope: 'project' | 'user';
 }
@@ -149,7 +152,7 @@ export class SkillsEngine {
                 if (!skill) {
                     return { isError: true, content: `There is no skill "${args.name}". Available: ${this.all.map(s => s.name).join(', ') || 'none'}.` };
                 }
-                return { content: `${skill.body}${skill.truncated ? '\n[the skill was cut at its size limit]' : ''}` };
+                return { content: `${skill.body}${skill.cutNote ?? ''}` };
             }
         });
     }
@@ -211,7 +214,8 @@ export class SkillsEngine {
             name: data.name, description: data.description, license: data.license, compatibility: data.compatibility,
             allowedTools: Array.isArray(allowed) ? allowed : allowed ? allowed.split(/[,\s]+/).filter(Boolean) : [],
             metadata: data.metadata ?? {}, alwaysOn: data.metadata?.['always-on'] === true,
-            body: body.length > cap ? body.slice(0, cap) : body, truncated: body.length > cap, path: file, scope
+            body: body.length > cap ? body.slice(0, cap) : body, truncated: body.length > cap, path: file, scope,
+            ...body.length > cap ? { cutNote: capHead(body, cap, `a skill is loaded up to ${cap} characters; files the skill names can be read with read_file`).slice(cap) } : {}
         };
     }
 }

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { HistoryMessage } from '../context/conversation-history';
+import { capHead } from './output-cap';
 import { AnyTool, defineTool } from './tool';
 
+/** Messages one call shows at most. */
 const PAGE = 20;
+/** Characters one call shows at most: a page ends early rather than pass this, and one message longer than this is cut. */
+export const MAX_HISTORY_PAGE_CHARS = 50_000;
 
 /** Renders one stored message for the model: text, tool calls and results, in order. */
 function describe(message: HistoryMessage, index: number): string {
@@ -38,11 +42,21 @@ export function createReadOriginalHistoryTool(original: (chatId: string) => read
             const query = args.query?.toLowerCase();
             const rendered = messages.map(describe).filter(text => !query || text.toLowerCase().includes(query));
             const start = (args.start ?? 1) - 1;
-            const page = rendered.slice(start, start + PAGE);
-            if (page.length === 0) {
+            if (start >= rendered.length) {
                 return { isError: true, content: `No messages from ${start + 1} on (there are ${rendered.length}${query ? ' matching' : ''}).` };
             }
-            const more = start + PAGE < rendered.length ? `\n[${rendered.length - start - PAGE} more; call again with start=${start + PAGE + 1}]` : '';
+            const page: string[] = [];
+            let size = 0;
+            for (let index = start; index < rendered.length && page.length < PAGE; index++) {
+                const shown = capHead(rendered[index], MAX_HISTORY_PAGE_CHARS, `read_original_history shows at most ${MAX_HISTORY_PAGE_CHARS} characters of one message`);
+                if (page.length > 0 && size + shown.length > MAX_HISTORY_PAGE_CHARS) {
+                    break;
+                }
+                page.push(shown);
+                size += shown.length + 2;
+            }
+            const next = start + page.length;
+            const more = next < rendered.length ? `\n[${rendered.length - next} more; call again with start=${next + 1}]` : '';
             return { content: `${page.join('\n\n')}${more}` };
         }
     });

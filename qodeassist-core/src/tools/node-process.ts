@@ -5,14 +5,8 @@ import { CancelledError } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
 import { childEnvironment } from './child-environment';
 import { startContained } from './contained-process';
-import { capHeadTail, HeadTailText } from './output-cap';
+import { HeadTailText } from './output-cap';
 import { containChildPath, ProgramSearch, programNotFoundMessage, programSearchFor, resolveProgram } from './program-resolver';
-
-/** Keeps the head and the tail of long output: the command line and the final error both matter. */
-export function capOutput(output: string, max: number): { text: string; omitted: number } {
-    const { text, omitted } = capHeadTail(output, max);
-    return { text, omitted };
-}
 
 export interface NodeTerminalOptions {
     /** Folders whose binaries are never started (the workspace); each run's own roots and cwd are added. */

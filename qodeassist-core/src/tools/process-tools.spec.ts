@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CommandBuildRunner, NodeTerminal, capOutput } from './node-process';
+import { CommandBuildRunner, NodeTerminal } from './node-process';
+import { capHeadTail } from './output-cap';
 import { parseBuildProblems } from '../context/build-problems';
 import { createBuildTool, createTerminalTool, splitCommandLine } from './process-tools';
 import { ToolContext } from './tool';
@@ -43,7 +44,7 @@ describe('process tools', () => {
         assert.match(slow.content, /\[timed out and was stopped\]$/);
         const loud = await terminal.run({ command: 'node -e "console.log(\'a\'.repeat(1000) + \'END\')"' }, context());
         assert.match(loud.content, /^\$ node .*\naaaa[\s\S]*\[… \d+ characters omitted …\][\s\S]*aEND\n/);
-        assert.deepEqual(capOutput('0123456789', 5), { text: '0\n[… 5 characters omitted …]\n6789', omitted: 5 });
+        assert.deepEqual(capHeadTail('0123456789', 5), { text: '0\n[… 5 characters omitted …]\n6789', omitted: 5, omittedLines: 0 });
     });
 
     it('parses gcc, clang and tsc problems from build output', () => {

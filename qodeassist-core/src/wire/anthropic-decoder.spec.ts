@@ -19,6 +19,28 @@ const block = (index: number, contentBlock: object) => [
 const textOf = (events: ResponseEvent[]) => events.flatMap(event => event.type === 'TextDelta' ? [event.text] : []).join('');
 
 describe('AnthropicDecoder', () => {
+    it('tool arguments that are not JSON with stop_reason tool_use are still the model\'s mistake (Provider), never a call', () => {
+        const decoder = new AnthropicDecoder('r1');
+        const events = [
+            MESSAGE_START,
+            { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: {} } },
+            { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"path": src' } },
+            { type: 'content_block_stop', index: 0 }
+        ].flatMap(record => decoder.decode(JSON.stringify(record)));
+        assert.ok(!events.some(event => event.type === 'ToolCallEnd'));
+        assert.throws(() => decoder.decode(JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } })), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Provider' && /arguments for tool "read_file" that are not a JSON object/.test(error.info.message));
+    });
+
+    it('a call cut by the context window (model_context_window_exceeded) says so and is not run', () => {
+        const decoder = new AnthropicDecoder('r1');
+        [MESSAGE_START, { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_2', name: 'edit_file', input: {} } }]
+            .forEach(record => decoder.decode(JSON.stringify(record)));
+        assert.throws(() => decoder.decode(JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'model_context_window_exceeded' } })), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Validation'
+            && error.info.message.startsWith('The answer filled the model\'s context window while the model was writing a call to the tool "edit_file", so the call was cut short and not run'));
+    });
+
     it('takes a tool input from the deltas when any follow, even if the start carried one', () => {
         const { events } = decodeAll([
             MESSAGE_START,

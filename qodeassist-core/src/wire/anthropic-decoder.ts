@@ -1,4 +1,5 @@
 import { AssistantBlocksBuilder, AssistantTurn } from './assistant-turn';
+import { QodeAssistError } from './error-info';
 import { RequestId, ResponseEvent, StopReason, TextDelta } from './events';
 import { parseRecord, parseToolArguments, StreamDecoder, streamedProviderError, truncatedStream } from './stream-decoder';
 
@@ -102,6 +103,8 @@ export class AnthropicDecoder implements StreamDecoder {
     private providerStop: string | undefined;
     private stopped = false;
     private stopReason: StopReason | undefined;
+    /** A client tool call whose block ended with arguments that do not parse: cut by the token limit, or the model's mistake. */
+    private brokenCall: { name: string; error: unknown } | undefined;
     private lastChar = '';
 
     constructor(private readonly requestId: RequestId) { }
@@ -122,6 +125,7 @@ export class AnthropicDecoder implements StreamDecoder {
                     this.providerStop = event.delta.stop_reason;
                 }
                 this.usage = { ...this.usage, ...event.usage };
+                this.settleBrokenCall();
                 return [];
             case 'message_stop':
                 this.stopped = true;
@@ -135,8 +139,12 @@ export class AnthropicDecoder implements StreamDecoder {
     }
 
     finish(): ResponseEvent[] {
-        if (!this.stopped) {
+        this.settleBrokenCall();
+        if (!this.stopped || this.openToolCall()) {
             throw truncatedStream();
+        }
+        if (this.brokenCall) {
+            throw this.brokenCall.error;
         }
         const providerReason = this.providerStop ?? 'end_turn';
         this.stopReason = STOP_REASONS[providerReason] ?? 'other';
@@ -246,7 +254,14 @@ export class AnthropicDecoder implements StreamDecoder {
             case 'tool_use': {
                 const callId = block.start.id ?? `toolu_${index}`;
                 const name = block.start.name ?? '';
-                const input = this.inputOf(block, name);
+                let input: Record<string, unknown>;
+                try {
+                    input = this.inputOf(block, name);
+                } catch (error) {
+                    // Whether the token limit cut it is known only from the message_delta that follows: decided there (or at the end).
+                    this.brokenCall = { name, error };
+                    return [];
+                }
                 this.content.push({ type: 'tool_use', id: callId, name, input });
                 this.blocks.toolCall({ callId, name, arguments: input });
                 return [{ type: 'ToolCallEnd', requestId: this.requestId, callId, name, arguments: input }];
@@ -264,6 +279,42 @@ export class AnthropicDecoder implements StreamDecoder {
                 }
                 return [];
         }
+    }
+
+    /**
+     * Once the stop reason is known: a tool call the token limit cut (its block still open, or
+     * closed with arguments that do not parse) ends the answer with an error that says so and how
+     * to raise the limit; arguments that do not parse under any other stop reason end it with the
+     * malformed-arguments error. The call is never ended, so it is never run with half
+     * its arguments; the wire client closes it as not run.
+     */
+    private settleBrokenCall(): void {
+        const name = this.openToolCall()?.start.name ?? this.brokenCall?.name;
+        if (name === undefined || !this.providerStop) {
+            return;
+        }
+        if (STOP_REASONS[this.providerStop] !== 'max_tokens') {
+            // Not cut: arguments that do not parse are the model's mistake.
+            if (this.brokenCall) {
+                throw this.brokenCall.error;
+            }
+            return;
+        }
+        const tokens = this.usage.output_tokens;
+        const limit = this.providerStop === 'max_tokens'
+            ? `reached its output token limit (max_tokens${tokens ? `: ${tokens} tokens` : ''})`
+            : 'filled the model\'s context window';
+        throw new QodeAssistError({
+            category: 'Validation',
+            message: `The answer ${limit} while the model was writing a call to the tool "${name}", so the call was cut short and not run; `
+                + 'what arrived before it is kept. Raise max_tokens in the [body] of the agent\'s file (for a bundled agent, in a copy of it in ~/.qodeassist/agents/), '
+                + 'or ask for a smaller step.',
+            providerDetail: `stop_reason: ${this.providerStop}`
+        });
+    }
+
+    private openToolCall(): OpenBlock | undefined {
+        return [...this.open.values()].find(block => block.start.type === 'tool_use');
     }
 
     /** The deltas are the input when any came (the start then carries `{}`); otherwise the start carried all of it. */

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { QodeAssistError } from './error-info';
 import { HttpStreamRequest, MAX_ERROR_BODY_BYTES, streamHttpBody } from './http-transport';
 
@@ -144,5 +145,142 @@ describe('HTTP transport limits', () => {
         assert.equal(error.info.category, 'Network');
         assert.equal(error.info.message, `No response from ${new URL(url).origin} within 0.1 s (the connect limit). Check that the provider is running and reachable; `
             + 'if it is only slow to start, raise [limits] connect in the agent\'s file or the setting qodeassist.limits.connectSeconds.');
+    });
+});
+
+/** A server on 127.0.0.1 whose answer each test sets; it records the requests it got. */
+class ScriptedServer {
+    private server: Server | undefined;
+    handle: (request: IncomingMessage, body: string, response: ServerResponse) => void = (_request, _body, response) => response.end();
+    readonly requests: Array<{ method: string; path: string; body: string; headers: IncomingMessage['headers'] }> = [];
+
+    async start(): Promise<string> {
+        this.server = createServer((request, response) => {
+            const pieces: Buffer[] = [];
+            request.on('data', (piece: Buffer) => pieces.push(piece));
+            request.on('end', () => {
+                const body = Buffer.concat(pieces).toString('utf8');
+                this.requests.push({ method: request.method ?? '', path: request.url ?? '', body, headers: request.headers });
+                this.handle(request, body, response);
+            });
+        });
+        await new Promise<void>(resolve => this.server!.listen(0, '127.0.0.1', resolve));
+        this.server.unref();
+        return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    }
+
+    async stop(): Promise<void> {
+        this.server?.closeAllConnections();
+        await new Promise(resolve => this.server?.close(resolve));
+    }
+}
+
+async function bodyOf(request: HttpStreamRequest): Promise<string> {
+    const pieces: Uint8Array[] = [];
+    for await (const chunk of streamHttpBody(request)) {
+        pieces.push(chunk);
+    }
+    return Buffer.concat(pieces).toString('utf8');
+}
+
+describe('HTTP transport: redirects, compression and what it sends', () => {
+    const server = new ScriptedServer();
+    const other = new ScriptedServer();
+    let origin: string;
+    let otherOrigin: string;
+    before(async () => {
+        origin = await server.start();
+        otherOrigin = await other.start();
+    });
+    after(async () => {
+        await server.stop();
+        await other.stop();
+    });
+    beforeEach(() => {
+        server.requests.length = 0;
+        other.requests.length = 0;
+    });
+
+    it('sends the JSON body with its length and the caller\'s headers, and streams the answer', async () => {
+        server.handle = (_request, _body, response) => {
+            response.writeHead(200, { 'content-type': 'text/event-stream' });
+            response.end('data: {"a":1}\n\n');
+        };
+        const text = await bodyOf({ url: `${origin}/v1/chat`, headers: { Authorization: 'Bearer k-1' }, body: { model: 'm', text: 'héllo' }, retry: { maxAttempts: 1 } });
+        assert.equal(text, 'data: {"a":1}\n\n');
+        const [request] = server.requests;
+        assert.equal(request.method, 'POST');
+        assert.equal(request.body, '{"model":"m","text":"héllo"}');
+        assert.equal(request.headers['content-length'], String(Buffer.byteLength(request.body)));
+        assert.equal(request.headers['content-type'], 'application/json');
+        assert.equal(request.headers.authorization, 'Bearer k-1');
+    });
+
+    for (const [encoding, compress] of [['gzip', gzipSync], ['deflate', deflateSync], ['br', brotliCompressSync]] as const) {
+        it(`decodes an answer compressed with ${encoding}, as fetch did`, async () => {
+            const answer = `data: ${JSON.stringify({ text: 'x'.repeat(100_000) })}\n\n`;
+            server.handle = (_request, _body, response) => {
+                response.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': encoding });
+                response.end(compress(Buffer.from(answer)));
+            };
+            assert.equal(await bodyOf({ url: `${origin}/v1/chat`, headers: {}, body: {}, retry: { maxAttempts: 1 } }), answer);
+            assert.match(String(server.requests[0].headers['accept-encoding']), /gzip/);
+        });
+    }
+
+    it('an encoding it cannot read is a Provider error that names it', async () => {
+        server.handle = (_request, _body, response) => {
+            response.writeHead(200, { 'content-encoding': 'zstd' });
+            response.end('????');
+        };
+        await assert.rejects(bodyOf({ url: `${origin}/v1/chat`, headers: {}, body: {}, retry: { maxAttempts: 1 } }), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Provider' && error.info.message.includes('content-encoding: zstd'));
+    });
+
+    it('follows a 307/308 on the same origin with the same method and body', async () => {
+        server.handle = (request, _body, response) => {
+            if (request.url === '/v1/chat/') {
+                response.writeHead(307, { location: '/v1/chat' });
+                response.end('moved');
+            } else {
+                response.writeHead(200, { 'content-type': 'text/event-stream' });
+                response.end('data: {}\n\n');
+            }
+        };
+        assert.equal(await bodyOf({ url: `${origin}/v1/chat/`, headers: {}, body: { n: 1 }, retry: { maxAttempts: 1 } }), 'data: {}\n\n');
+        assert.deepEqual(server.requests.map(request => [request.method, request.path, request.body]), [['POST', '/v1/chat/', '{"n":1}'], ['POST', '/v1/chat', '{"n":1}']]);
+    });
+
+    it('never sends the request (and its key) on to another origin: a Config error says where the redirect led', async () => {
+        server.handle = (_request, _body, response) => {
+            response.writeHead(307, { location: `${otherOrigin}/steal` });
+            response.end();
+        };
+        await assert.rejects(bodyOf({ url: `${origin}/v1/chat`, headers: { 'x-api-key': 'k-secret' }, body: {}, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1 } }), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Config' && error.info.message.includes(`redirected the request (HTTP 307) to ${otherOrigin}`)
+            && error.info.message.includes('does not send a provider\'s request (and its key) on to another address'));
+        assert.equal(other.requests.length, 0);
+        assert.equal(server.requests.length, 1, 'not retried');
+    });
+
+    it('a 302 of a POST is not turned into a GET: a Config error asks for the address that answers', async () => {
+        server.handle = (_request, _body, response) => {
+            response.writeHead(302, { location: '/elsewhere' });
+            response.end();
+        };
+        await assert.rejects(bodyOf({ url: `${origin}/v1/chat`, headers: {}, body: {}, retry: { maxAttempts: 1 } }), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Config' && error.info.status === 302
+            && /to \/elsewhere\. A 302 redirect would turn the request into a GET without its body\. Set the provider's url to the address that answers\.$/.test(error.info.message));
+        assert.equal(server.requests.length, 1);
+    });
+
+    it('a redirect loop ends after five redirects', async () => {
+        server.handle = (_request, _body, response) => {
+            response.writeHead(308, { location: '/again' });
+            response.end();
+        };
+        await assert.rejects(bodyOf({ url: `${origin}/v1/chat`, headers: {}, body: {}, retry: { maxAttempts: 1 } }), (error: unknown) =>
+            error instanceof QodeAssistError && error.info.category === 'Config' && error.info.message.includes('more than 5 times'));
+        assert.equal(server.requests.length, 6);
     });
 });

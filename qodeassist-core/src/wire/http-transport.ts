@@ -1,4 +1,5 @@
 import { CancelledError, ErrorInfo, QodeAssistError } from './error-info';
+import { HttpResponse, readAtMost, sendFollowingRedirects } from './http-request';
 import { redactSecrets } from './redaction';
 import { answerLimitError, DEFAULT_LIMITS, formatBytes, formatSeconds, LimitAdvice, raiseLimitAdvice, RequestLimits } from './request-limits';
 
@@ -123,7 +124,7 @@ class AnswerLimits {
 
 async function connectWithRetry(
     request: HttpStreamRequest, limits: AnswerLimits, retry: RetryPolicy, secrets: readonly string[]
-): Promise<{ body: ReadableStream<Uint8Array>; abort: () => void }> {
+): Promise<HttpResponse> {
     for (let attempt = 1; ; attempt++) {
         throwIfCancelled(request.signal);
         if (limits.remainingMs <= 0) {
@@ -131,7 +132,7 @@ async function connectWithRetry(
         }
         const result = await connectOnce(request, limits, secrets);
         if (result.ok) {
-            return result;
+            return result.response;
         }
         const error = result.error;
         if (!result.retryable || attempt >= retry.maxAttempts) {
@@ -151,7 +152,7 @@ async function connectWithRetry(
 }
 
 type ConnectResult =
-    | { ok: true; body: ReadableStream<Uint8Array>; abort: () => void }
+    | { ok: true; response: HttpResponse }
     | { ok: false; error: ErrorInfo; retryable: boolean };
 
 async function connectOnce(request: HttpStreamRequest, limits: AnswerLimits, secrets: readonly string[]): Promise<ConnectResult> {
@@ -162,31 +163,27 @@ async function connectOnce(request: HttpStreamRequest, limits: AnswerLimits, sec
     const wait = limits.wait(limits.timeouts.connectMs);
     const timer = setTimeout(() => { timedOut = true; controller.abort(); }, wait.ms);
     try {
-        const response = await fetch(request.url, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', ...request.headers },
-            body: JSON.stringify(request.body),
-            signal: controller.signal
-        });
-        if (!response.ok || !response.body) {
-            const body = await readErrorBody(response.body, MAX_ERROR_BODY_BYTES);
+        const body = JSON.stringify(request.body);
+        const headers = { 'content-type': 'application/json', ...request.headers };
+        const response = await sendFollowingRedirects({ method: 'POST', url: request.url, headers, body, signal: controller.signal });
+        if (response.status < 200 || response.status > 299) {
+            const error = await httpStatusError(response, request.url, secrets);
             request.signal?.removeEventListener('abort', onCallerAbort);
-            const error = classifyHttpStatus(response.status, redactSecrets(body.text, secrets), response.headers.get('retry-after'), request.url);
-            if (body.cut) {
-                error.providerDetail = `${error.providerDetail ?? ''} (the error body was longer than ${formatBytes(MAX_ERROR_BODY_BYTES)}; the rest was not read)`.trim();
-            }
             return { ok: false, error, retryable: response.status === 429 || response.status >= 500 };
         }
-        const abort = () => {
-            controller.abort();
+        const close = () => {
+            response.close();
             request.signal?.removeEventListener('abort', onCallerAbort);
         };
-        return { ok: true, body: response.body, abort };
+        return { ok: true, response: { ...response, close } };
     } catch (error) {
         request.signal?.removeEventListener('abort', onCallerAbort);
         throwIfCancelled(request.signal);
         if (timedOut) {
             return wait.byTotal ? { ok: false, retryable: false, error: limits.total() } : { ok: false, retryable: true, error: limits.connect(request.url) };
+        }
+        if (error instanceof QodeAssistError) {
+            return { ok: false, retryable: false, error: error.info };
         }
         return { ok: false, retryable: true, error: classifyNetworkFailure(error, request.url) };
     } finally {
@@ -194,10 +191,7 @@ async function connectOnce(request: HttpStreamRequest, limits: AnswerLimits, sec
     }
 }
 
-async function* readBody(
-    connection: { body: ReadableStream<Uint8Array>; abort: () => void }, signal: AbortSignal | undefined, limits: AnswerLimits
-): AsyncGenerator<Uint8Array> {
-    const reader = connection.body.getReader();
+async function* readBody(response: HttpResponse, signal: AbortSignal | undefined, limits: AnswerLimits): AsyncGenerator<Uint8Array> {
     let received = 0;
     try {
         for (;;) {
@@ -206,26 +200,23 @@ async function* readBody(
             if (limits.remainingMs <= 0) {
                 throw new QodeAssistError(limits.total());
             }
-            const next = await readWithIdleTimeout(reader, limits, signal);
-            if (next.done) {
+            const next = await readWithIdleTimeout(response, limits, signal);
+            if (!next) {
                 return;
             }
             // The chunk that crosses the limit is not passed on: the answer ends with what came within it.
-            received += next.value.byteLength;
+            received += next.byteLength;
             if (received > limits.maxAnswerBytes) {
                 throw limits.answer();
             }
-            yield next.value;
+            yield next;
         }
     } finally {
-        connection.abort();
-        reader.releaseLock();
+        response.close();
     }
 }
 
-async function readWithIdleTimeout(
-    reader: ReadableStreamDefaultReader<Uint8Array>, limits: AnswerLimits, signal: AbortSignal | undefined
-): ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> {
+async function readWithIdleTimeout(response: HttpResponse, limits: AnswerLimits, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const wait = limits.wait(limits.timeouts.idleMs);
@@ -235,7 +226,7 @@ async function readWithIdleTimeout(
         signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
-        return await Promise.race([reader.read(), idle]);
+        return await Promise.race([response.read(), idle]);
     } catch (error) {
         if (error instanceof QodeAssistError || error instanceof CancelledError) {
             throw error;
@@ -254,43 +245,14 @@ async function readWithIdleTimeout(
     }
 }
 
-/**
- * At most `maxBytes` of an error body, the rest cancelled unread (which closes the connection).
- * The connect limit's timer still bounds the reading.
- */
-async function readErrorBody(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<{ text: string; cut: boolean }> {
-    if (!body) {
-        return { text: '', cut: false };
+/** The error of a response that is not a success, from at most 64 KiB of its body (the rest is left unread, and the detail says so). */
+export async function httpStatusError(response: HttpResponse, url: string, secrets: readonly string[]): Promise<ErrorInfo> {
+    const body = await readAtMost(response, MAX_ERROR_BODY_BYTES);
+    const error = classifyHttpStatus(response.status, redactSecrets(new TextDecoder().decode(body.bytes), secrets), response.header('retry-after') ?? null, url);
+    if (body.cut) {
+        error.providerDetail = `${error.providerDetail ?? ''} (the error body was longer than ${formatBytes(MAX_ERROR_BODY_BYTES)}; the rest was not read)`.trim();
     }
-    const reader = body.getReader();
-    const pieces: Uint8Array[] = [];
-    let size = 0;
-    let cut = false;
-    try {
-        for (;;) {
-            const next = await reader.read();
-            if (next.done) {
-                break;
-            }
-            const room = maxBytes - size;
-            if (next.value.byteLength > room) {
-                pieces.push(next.value.subarray(0, room));
-                size = maxBytes;
-                cut = true;
-                break;
-            }
-            pieces.push(next.value);
-            size += next.value.byteLength;
-        }
-    } catch {
-        // A body that breaks off says what it said so far.
-    } finally {
-        if (cut) {
-            await reader.cancel().catch(() => undefined);
-        }
-        reader.releaseLock();
-    }
-    return { text: new TextDecoder().decode(Buffer.concat(pieces)), cut };
+    return error;
 }
 
 export function classifyHttpStatus(status: number, bodyText: string, retryAfter: string | null, url: string): ErrorInfo {

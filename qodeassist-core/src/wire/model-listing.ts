@@ -1,8 +1,10 @@
 import { ClientApi, CLIENT_API_INFO, endpointUrl, authHeaders, ModelListFormat } from './client-apis';
 import { CancelledError, ErrorInfo, QodeAssistError } from './error-info';
-import { classifyHttpStatus, classifyNetworkFailure } from './http-transport';
+import { readAtMost, sendFollowingRedirects } from './http-request';
+import { classifyNetworkFailure, httpStatusError } from './http-transport';
 import { HostModels } from './host-models';
 import { redactSecrets } from './redaction';
+import { formatBytes } from './request-limits';
 import { WIRE_PROTOCOLS } from './wire-protocols';
 
 export interface ModelInfo {
@@ -22,6 +24,11 @@ export interface ListModelsOptions {
 /** Model ids OpenAI lists that cannot answer a chat request. */
 const NON_CHAT_MODEL = /embedding|whisper|tts|dall-e|davinci|babbage|moderation|realtime|transcribe|audio|image|search|computer-use/i;
 const MAX_PAGES = 20;
+/**
+ * One page of a model list, read no further: the longest real list (OpenRouter's, with every
+ * model's description and prices) is a few MB.
+ */
+export const MAX_MODEL_LIST_BYTES = 16 * 1024 * 1024;
 
 interface Page {
     models: ModelInfo[];
@@ -102,22 +109,39 @@ async function listHostModels(hostModels: HostModels | undefined): Promise<Model
 async function getJson(url: string, headers: Record<string, string>, options: ListModelsOptions, optional: boolean): Promise<unknown> {
     const secrets = options.apiKey ? [options.apiKey] : [];
     const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs ?? 15_000), ...(options.signal ? [options.signal] : [])]);
-    let response: Response;
+    let bytes: Buffer;
     try {
-        response = await fetch(url, { headers, signal });
+        const response = await sendFollowingRedirects({ method: 'GET', url, headers, signal });
+        if (response.status === 404 && optional) {
+            response.close();
+            return undefined;
+        }
+        if (response.status < 200 || response.status > 299) {
+            throw new QodeAssistError(await httpStatusError(response, url, secrets));
+        }
+        // One byte past the limit tells a list that is exactly the limit from one that is longer.
+        const body = await readAtMost(response, MAX_MODEL_LIST_BYTES + 1);
+        if (body.broken !== undefined) {
+            throw body.broken;
+        }
+        bytes = body.bytes;
     } catch (error) {
         if (options.signal?.aborted) {
             throw new CancelledError();
         }
+        if (error instanceof QodeAssistError) {
+            throw error;
+        }
         throw new QodeAssistError(classifyNetworkFailure(error, url));
     }
-    const text = await response.text();
-    if (response.status === 404 && optional) {
-        return undefined;
+    if (bytes.byteLength > MAX_MODEL_LIST_BYTES) {
+        throw new QodeAssistError({
+            category: 'Provider',
+            message: `The model list from ${new URL(url).origin} is longer than ${formatBytes(MAX_MODEL_LIST_BYTES)} (the limit on a model list), so it was not read. `
+                + 'Check that the URL points at the provider\'s API; if the list really is this long, type the model name in the agent or provider settings instead.'
+        });
     }
-    if (!response.ok) {
-        throw new QodeAssistError(classifyHttpStatus(response.status, redactSecrets(text.slice(0, 2000), secrets), response.headers.get('retry-after'), url));
-    }
+    const text = new TextDecoder().decode(bytes);
     try {
         return JSON.parse(text);
     } catch {

@@ -1,47 +1,49 @@
+import { longerThan, PendingBytes } from './pending-bytes';
 import { DEFAULT_LIMITS, LimitAdvice, raiseLimitAdvice, recordLimitError } from './request-limits';
+
+const LF = 0x0a;
 
 /**
  * Splits a byte stream into lines of newline-delimited JSON, one batch per network
  * chunk. Written here because it is a dozen lines; blank lines are skipped and a last
  * line without `\n` still counts.
  *
- * A line longer than `maxRecordBytes`, counted in decoded characters (never more than its
- * bytes), ends the stream with the record limit's error as soon as the chunk that crossed it
- * is read: nothing more is buffered or pulled. The lines before it are yielded first.
+ * Line ends are found in the bytes and only complete lines are decoded; the line still
+ * arriving is kept as the bytes received. A line longer than `maxRecordBytes` ends the stream
+ * with the record limit's error as soon as the chunk that crossed it is read, before any of it
+ * is decoded: nothing more is buffered or pulled. The lines before it are yielded first.
  */
 export async function* readNdjsonLines(
     chunks: AsyncIterable<Uint8Array>, maxRecordBytes: number = DEFAULT_LIMITS.maxRecordBytes, advice: LimitAdvice = raiseLimitAdvice
 ): AsyncGenerator<string[]> {
+    // Lines are decoded whole, so no UTF-8 sequence is ever split between two calls; `stream` keeps a BOM stripped only at the start.
     const decoder = new TextDecoder();
-    // The unfinished line in pieces: joining only when its end arrives keeps a long line from being copied at every chunk.
-    let pieces: string[] = [];
-    let pendingLength = 0;
+    const unfinished = new PendingBytes();
     for await (const chunk of chunks) {
-        const text = decoder.decode(chunk, { stream: true });
-        const end = text.lastIndexOf('\n');
+        const end = chunk.lastIndexOf(LF);
         if (end < 0) {
-            pieces.push(text);
-            pendingLength += text.length;
-            if (pendingLength > maxRecordBytes) {
+            unfinished.push(chunk);
+            if (unfinished.length > maxRecordBytes) {
                 throw recordLimitError(maxRecordBytes, advice);
             }
             yield [];
             continue;
         }
-        const complete = pieces.join('') + text.slice(0, end);
-        const rest = text.slice(end + 1);
-        pieces = [rest];
-        pendingLength = rest.length;
-        const lines = linesOf(complete);
-        const tooLong = complete.length > maxRecordBytes ? lines.findIndex(line => line.length > maxRecordBytes) : -1;
-        if (tooLong >= 0 || pendingLength > maxRecordBytes) {
+        // The line the held bytes belong to ends in this chunk: too long already, it is never decoded.
+        if (unfinished.length > 0 && unfinished.length + end > maxRecordBytes && unfinished.length + chunk.indexOf(LF) > maxRecordBytes) {
+            throw recordLimitError(maxRecordBytes, advice);
+        }
+        const lines = linesOf(decoder.decode(unfinished.take(chunk.subarray(0, end)), { stream: true }));
+        unfinished.push(chunk.subarray(end + 1));
+        const tooLong = lines.findIndex(line => longerThan(line, maxRecordBytes));
+        if (tooLong >= 0 || unfinished.length > maxRecordBytes) {
             yield tooLong >= 0 ? lines.slice(0, tooLong) : lines;
             throw recordLimitError(maxRecordBytes, advice);
         }
         yield lines;
     }
-    const last = (pieces.join('') + decoder.decode()).trim();
-    if (last.length > maxRecordBytes) {
+    const last = (decoder.decode(unfinished.take(), { stream: true }) + decoder.decode()).trim();
+    if (longerThan(last, maxRecordBytes)) {
         throw recordLimitError(maxRecordBytes, advice);
     }
     yield last ? [last] : [];

@@ -59,6 +59,24 @@ describe('readServerSentEvents', () => {
         assert.deepEqual(await collect(['data: first\n\n', 'data: last\n']), [{ data: 'first' }, { data: 'last' }]);
     });
 
+    it('ends events at blank lines made of CRLF, CR or LF, even when the two line ends fall in two chunks', async () => {
+        const text = 'data: 1\r\n\r\ndata: 2\r\rdata: 3\n\ndata: 4\n\r\ndata: 5\r\n\n';
+        const expected = ['1', '2', '3', '4', '5'].map(data => ({ data }));
+        assert.deepEqual(await collect([text]), expected);
+        for (let cut = 1; cut < text.length; cut++) {
+            assert.deepEqual(await collect([text.slice(0, cut), text.slice(cut)]), expected, `cut at ${cut}`);
+        }
+        assert.deepEqual(await collect([...text]), expected, 'one byte at a time');
+    });
+
+    it('hands each complete event over with the chunk that ends it, not later', async () => {
+        const batches: string[][] = [];
+        for await (const batch of readServerSentEvents(source(['data: 1\n', '\ndata: 2\r', '\r', 'data: 3']))) {
+            batches.push(batch.map(message => message.data));
+        }
+        assert.deepEqual(batches, [[], ['1'], ['2'], [], ['3']]);
+    });
+
     it('ignores comments and joins multi-line data', async () => {
         assert.deepEqual(await collect([': keep-alive\n\ndata: a\ndata: b\n\n']), [{ data: 'a\nb' }]);
     });
@@ -72,7 +90,20 @@ describe('readServerSentEvents', () => {
             assertRecordLimit(error, '8 MiB');
             assert.deepEqual(messages, [{ data: '{"n":1}' }, { data: '{"n":2}' }]);
             assert.ok(stream.pulled() <= DEFAULT_LIMITS.maxRecordBytes + stream.pieceBytes, `pulled ${stream.pulled()} bytes`);
-            assert.ok(stream.peakHeap() - heapBefore < 4 * DEFAULT_LIMITS.maxRecordBytes, `heap grew ${stream.peakHeap() - heapBefore} bytes`);
+            // The unfinished event stays the bytes received: never decoded, it never becomes an 8 MiB string on the heap.
+            assert.ok(stream.peakHeap() - heapBefore < 2 * 1024 * 1024, `heap grew ${stream.peakHeap() - heapBefore} bytes`);
+        });
+
+        it('an event that crosses the limit in the chunk that ends it fails without being decoded', async () => {
+            const { messages, error } = await read(source(['data: a\n\ndata: ', 'x'.repeat(90), `${'x'.repeat(20)}\n\ndata: b\n\n`]), 100);
+            assertRecordLimit(error, '100 bytes');
+            assert.deepEqual(messages, [{ data: 'a' }]);
+        });
+
+        it('counts bytes, not characters: 40 three-byte characters are 120 bytes', async () => {
+            const { error } = await read(source([`data: ${'€'.repeat(40)}\n\n`]), 100);
+            assertRecordLimit(error, '100 bytes');
+            assert.deepEqual(await collect([`data: ${'€'.repeat(30)}\n\n`]), [{ data: '€'.repeat(30) }]);
         });
 
         it('data lines that never reach a blank line are one record', async () => {

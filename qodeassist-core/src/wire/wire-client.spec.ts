@@ -1,8 +1,10 @@
 import * as assert from 'node:assert/strict';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { ErrorInfo } from './error-info';
 import { ResponseEvent } from './events';
 import { HostModelPart, HostModelRequest, HostModels } from './host-models';
-import { streamWire } from './wire-client';
+import { NOT_RUN_RESULT, streamWire } from './wire-client';
 import { WIRE_PROTOCOLS } from './wire-protocols';
 
 /** The IDE's models answering with these batches of parts. */
@@ -56,5 +58,39 @@ describe('streamWire: the size limits on the IDE\'s own models', () => {
         const list = await events(host([[{ type: 'text', text: 'hello' }], [{ type: 'end', reason: 'end_turn' }]]), { maxRecordBytes: 200, maxAnswerBytes: 1024 });
         assert.deepEqual(texts(list), ['hello']);
         assert.equal(list.at(-1)?.type, 'MessageStop');
+    });
+});
+
+describe('streamWire: an answer that breaks off inside a tool call', () => {
+    const records = [
+        { type: 'message_start', message: { content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'Reading.' } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: {} } },
+        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":"src/ma' } }
+    ];
+    let server: Server;
+    let url: string;
+    before(async () => {
+        // The connection breaks inside the tool_use block.
+        server = createServer((request, response) => {
+            request.resume();
+            response.writeHead(200, { 'content-type': 'text/event-stream' });
+            response.write(records.map(record => `event: ${record.type}\ndata: ${JSON.stringify(record)}\n\n`).join(''), () => response.socket?.destroy());
+        });
+        await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+        url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/messages`;
+    });
+    after(() => new Promise(resolve => server.close(resolve)));
+
+    it('closes the call as not run (a ToolResult error) before the error, and never ends it', async () => {
+        const list: ResponseEvent[] = [];
+        for await (const batch of streamWire(WIRE_PROTOCOLS['anthropic-messages'], { requestId: 'r', url, headers: {}, body: {}, retry: { maxAttempts: 1 } })) {
+            list.push(...batch);
+        }
+        assert.deepEqual(texts(list), ['Reading.']);
+        assert.deepEqual(list.filter(event => event.type.startsWith('Tool')).map(event => event.type), ['ToolCallStart', 'ToolResult']);
+        assert.deepEqual(list.find(event => event.type === 'ToolResult'), { type: 'ToolResult', requestId: 'r', callId: 'toolu_1', name: 'read_file', content: NOT_RUN_RESULT, isError: true });
+        assert.equal(failure(list).category, 'Network');
     });
 });

@@ -1,10 +1,10 @@
 import { AssistantTurn } from './assistant-turn';
 import { CancelledError, toErrorInfo } from './error-info';
-import { RequestId, ResponseEvent } from './events';
+import { RequestId, ResponseEvent, ToolResult } from './events';
 import { HostModels, readHostRecords } from './host-models';
 import { HttpStreamRequest, streamHttpBody } from './http-transport';
 import { readNdjsonLines } from './ndjson-reader';
-import { answerLimitError, DEFAULT_LIMITS, raiseLimitAdvice, recordLimitError } from './request-limits';
+import { answerLimitError, DEFAULT_LIMITS, LimitAdvice, raiseLimitAdvice, recordLimitError } from './request-limits';
 import { readServerSentEvents } from './sse-reader';
 import { WireProtocol } from './wire-protocols';
 
@@ -24,7 +24,7 @@ async function* readRecords(protocol: WireProtocol, request: WireRequest): Async
     const maxRecordBytes = request.maxRecordBytes ?? DEFAULT_LIMITS.maxRecordBytes;
     const advice = request.limitAdvice ?? raiseLimitAdvice;
     if (protocol.framing === 'host') {
-        yield* boundedHostRecords(readHostRecords(request.hostModels, request.body, request.signal), request, maxRecordBytes);
+        yield* boundedHostRecords(readHostRecords(request.hostModels, request.body, request.signal), maxRecordBytes, request.maxAnswerBytes ?? DEFAULT_LIMITS.maxAnswerBytes, advice);
     } else if (protocol.framing === 'ndjson') {
         for await (const lines of readNdjsonLines(streamHttpBody(request), maxRecordBytes, advice)) {
             yield lines.map(data => ({ data }));
@@ -36,10 +36,8 @@ async function* readRecords(protocol: WireProtocol, request: WireRequest): Async
 
 /** The IDE's models hand over whole parts, not bytes: the same limits, counted on the parts' JSON. */
 async function* boundedHostRecords(
-    records: AsyncGenerator<Array<{ data: string }>>, request: WireRequest, maxRecordBytes: number
+    records: AsyncGenerator<Array<{ data: string }>>, maxRecordBytes: number, maxAnswerBytes: number, advice: LimitAdvice
 ): AsyncGenerator<Array<{ data: string }>> {
-    const maxAnswerBytes = request.maxAnswerBytes ?? DEFAULT_LIMITS.maxAnswerBytes;
-    const advice = request.limitAdvice ?? raiseLimitAdvice;
     let received = 0;
     for await (const batch of records) {
         for (const [index, record] of batch.entries()) {
@@ -64,6 +62,7 @@ async function* boundedHostRecords(
  */
 export async function* streamWire(protocol: WireProtocol, request: WireRequest): AsyncGenerator<EventBatch, AssistantTurn | undefined> {
     const decoder = protocol.createDecoder(request.requestId);
+    const calls = new OpenToolCalls();
     let batch: ResponseEvent[] = [];
     try {
         for await (const records of readRecords(protocol, request)) {
@@ -71,6 +70,7 @@ export async function* streamWire(protocol: WireProtocol, request: WireRequest):
                 batch.push(...decoder.decode(record.data, record.event));
             }
             if (batch.length > 0) {
+                calls.see(batch);
                 yield batch;
                 batch = [];
             }
@@ -82,9 +82,38 @@ export async function* streamWire(protocol: WireProtocol, request: WireRequest):
         if (error instanceof CancelledError || request.signal?.aborted) {
             throw new CancelledError();
         }
-        // Events decoded before the failure in the same chunk still reach the caller, then the error.
-        batch.push({ type: 'Error', requestId: request.requestId, error: toErrorInfo(error) });
+        // Events decoded before the failure in the same chunk still reach the caller, then each call left open as not run, then the error.
+        calls.see(batch);
+        batch.push(...calls.notRun(request.requestId), { type: 'Error', requestId: request.requestId, error: toErrorInfo(error) });
         yield batch;
         return undefined;
+    }
+}
+
+/** What a call the answer broke off in gets as its result: it was never run. */
+export const NOT_RUN_RESULT = 'Not run: the answer ended before the model finished writing this call (the error says why).';
+
+/**
+ * Tool calls that have started and not ended. When an answer fails, each is closed with a
+ * ToolResult that says it was not run, so no call is left looking as if it were still running.
+ */
+export class OpenToolCalls {
+    private readonly open = new Map<string, string>();
+
+    see(events: readonly ResponseEvent[]): void {
+        for (const event of events) {
+            if (event.type === 'ToolCallStart') {
+                this.open.set(event.callId, event.name);
+            } else if (event.type === 'ToolCallEnd') {
+                this.open.delete(event.callId);
+            }
+        }
+    }
+
+    /** A not-run result for each call still open; none are open afterwards. */
+    notRun(requestId: RequestId): ToolResult[] {
+        const results = [...this.open].map(([callId, name]): ToolResult => ({ type: 'ToolResult', requestId, callId, name, content: NOT_RUN_RESULT, isError: true }));
+        this.open.clear();
+        return results;
     }
 }

@@ -1,4 +1,4 @@
-import type { ErrorInfo } from '@qodeassist/core';
+import type { ErrorInfo, LaunchStatus } from '@qodeassist/core';
 
 export const QODEASSIST_COMPLETION_PATH = '/services/qodeassist/completion';
 
@@ -56,4 +56,10 @@ export interface QodeAssistCompletionService {
     complete(query: CompletionQuery): Promise<CompletionAnswer>;
     /** Cancels the query with this id if it is still under way. */
     cancel(id: number): Promise<void>;
+}
+
+/** What the backend tells the window's completion: a provider's local server being started for it ([launch]). */
+export interface QodeAssistCompletionClient {
+    /** `starting Ollama…` while a completion of this window waits for a server QodeAssist starts, then how that start ended. */
+    onLaunchStatus(status: LaunchStatus): void;
 }

@@ -1,10 +1,21 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { ConfigurationService, EnvironmentSecretsStore, QodeAssistRuntime } from '@qodeassist/core';
+import { ConfigurationService, EnvironmentSecretsStore, LaunchStatus, loadConfiguration, QodeAssistRuntime } from '@qodeassist/core';
 import { ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaChatRecording, ollamaGenerateRecording, writeFakeAgents } from '@qodeassist/test';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { CompletionQuery } from '../common/completion-protocol';
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
+
+async function freePort(): Promise<number> {
+    return new Promise(done => {
+        const server = createServer();
+        server.listen(0, '127.0.0.1', () => {
+            const port = (server.address() as { port: number }).port;
+            server.close(() => done(port));
+        });
+    });
+}
 
 describe('QodeAssistCompletionServiceImpl', () => {
     const server = new FakeProviderServer();
@@ -99,5 +110,60 @@ describe('QodeAssistCompletionServiceImpl', () => {
         const failed = await service.complete(query('src/b.ts', 'let b = █'));
         assert.equal(failed.error?.category, 'Auth');
         assert.equal(failed.text, '');
+    });
+
+    describe('a provider whose local server QodeAssist starts ([launch])', () => {
+        /** A stand-in for `ollama serve`: listens after a moment and completes every /api/generate with "a + b;". */
+        const FAKE_OLLAMA = `
+const http = require('node:http');
+const [port] = process.argv.slice(2);
+setTimeout(() => http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+        response.writeHead(200, { 'content-type': request.url === '/api/tags' ? 'application/json' : 'application/x-ndjson' });
+        response.end(request.url === '/api/tags' ? '{"models":[]}' : ${JSON.stringify(ollamaGenerateRecording(['a + b;']))});
+    });
+}).listen(Number(port), '127.0.0.1'), 200);
+`;
+        let launched: ConfigFixture;
+        let runtime: QodeAssistRuntime;
+        let served: QodeAssistCompletionServiceImpl;
+        let told: LaunchStatus[];
+
+        beforeEach(async () => {
+            launched = new ConfigFixture();
+            const port = await freePort();
+            const script = launched.write(join(launched.root, 'fake-ollama.js'), FAKE_OLLAMA);
+            launched.user_('providers/local.toml', `schema_version = 1\nname = "local"\nclient_api = "ollama"\nurl = "http://127.0.0.1:${port}"\n`
+                + `[launch]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([script, String(port)])}\nstart_timeout = 20\n`);
+            launched.user_('agents/local-fim.toml', 'schema_version = 1\nname = "local-fim"\nextends = "ollama-fim-qwen25coder"\nprovider_instance = "local"\nmodel = "m"\n');
+            launched.user_('agents/rosters.toml', 'schema_version = 1\n[completion]\nagents = ["local-fim"]\n');
+            const local = new ConfigurationService(launched.roots);
+            runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore({}), userHome: launched.root });
+            served = new QodeAssistCompletionServiceImpl(runtime, { forWorkspace: () => local });
+            told = [];
+            served.setClient({ onLaunchStatus: status => told.push(status) });
+        });
+        afterEach(async () => {
+            served.dispose();
+            runtime.dispose();
+            await runtime.launcher.dispose();
+            launched.dispose();
+        });
+
+        it('tells the window "starting Local…" while its completion waits, then that it is ready, and the completion arrives', async () => {
+            const answer = await served.complete({ ...query('src/add.ts', 'function add(a, b) {\n    return █\n}\n'), workspacePath: launched.workspace, file: join(launched.workspace, 'src', 'add.ts') });
+            assert.deepEqual([answer.text, answer.error], ['a + b;', undefined]);
+            await new Promise(resolve => setImmediate(resolve));
+            assert.deepEqual(told.map(status => [status.state, status.summary]), [['starting', 'starting Local…'], ['ready', 'Local is ready']]);
+            assert.match(told[0].message, /^starting Local… \(.*waiting up to 20 s\)$/);
+        });
+
+        it('a start no completion of this window waits for is not shown', async () => {
+            await runtime.launcher.ensureRunning(loadConfiguration(launched.roots).providers.get('local')!);
+            await new Promise(resolve => setImmediate(resolve));
+            assert.deepEqual(runtime.launcher.running, ['local']);
+            assert.deepEqual(told, []);
+        });
     });
 });

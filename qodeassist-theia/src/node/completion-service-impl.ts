@@ -1,8 +1,8 @@
 import {
-    CancelledError, CompletionEngine, configuredCompletionEngine, ConfigurationService, languageOfPath, QodeAssistRuntime, toErrorInfo, WorkspaceFiles
+    CancelledError, CompletionEngine, configuredCompletionEngine, ConfigurationService, languageOfPath, LaunchStatus, QodeAssistRuntime, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
-import { CompletionAnswer, CompletionQuery, QodeAssistCompletionService } from '../common/completion-protocol';
+import { CompletionAnswer, CompletionQuery, QodeAssistCompletionClient, QodeAssistCompletionService } from '../common/completion-protocol';
 import { shareableOpenFiles } from './open-files';
 import { ConfigurationProvider, QodeAssistConfiguration } from './backend-symbols';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
@@ -16,10 +16,36 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
     private readonly engines = new Map<ConfigurationService, { engine: CompletionEngine; dispose(): void }>();
     private readonly running = new Map<number, AbortController>();
 
+    private client: QodeAssistCompletionClient | undefined;
+    /** Providers whose start this window's status bar shows: it is told how each start ends. */
+    private readonly shownStarts = new Set<string>();
+    private readonly stopLaunchStatus: () => void;
+
     constructor(
         @inject(QodeAssistConnectionRuntime) private readonly runtime: QodeAssistRuntime,
         @inject(QodeAssistConfiguration) private readonly configurations: ConfigurationProvider
-    ) { }
+    ) {
+        // "starting Ollama…" in the completion status: a completion of this window waits for a server QodeAssist starts ([launch]).
+        this.stopLaunchStatus = runtime.launcher.onStatus(status => this.tellLaunch(status));
+    }
+
+    setClient(client: QodeAssistCompletionClient | undefined): void {
+        this.client = client;
+    }
+
+    /** A start is shown while a completion of this window runs; its end is shown wherever its start was. */
+    private tellLaunch(status: LaunchStatus): void {
+        if (status.state === 'starting') {
+            if (this.running.size === 0 || this.shownStarts.has(status.provider)) {
+                return;
+            }
+            this.shownStarts.add(status.provider);
+        } else if (!this.shownStarts.delete(status.provider)) {
+            return;
+        }
+        // Over RPC the call is a promise; a window that went away hears nothing.
+        Promise.resolve().then(() => this.client?.onLaunchStatus(status)).catch(() => undefined);
+    }
 
     async complete(query: CompletionQuery): Promise<CompletionAnswer> {
         const started = Date.now();
@@ -33,6 +59,8 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         }
         const controller = new AbortController();
         this.running.set(query.id, controller);
+        // A start already under way (for a chat, or another window) is one this completion may wait for too.
+        this.runtime.launcher.startingNow.forEach(status => this.tellLaunch(status));
         try {
             const service = this.configurations.forWorkspace(query.workspacePath);
             // Without a language extension the editor says plaintext; the file name still tells the model more.
@@ -58,6 +86,7 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
     }
 
     dispose(): void {
+        this.stopLaunchStatus();
         for (const controller of this.running.values()) {
             controller.abort();
         }

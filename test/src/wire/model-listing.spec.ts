@@ -1,6 +1,13 @@
 import * as assert from 'node:assert/strict';
-import { authHeaders, ClientApi, CLIENT_API_INFO, CLIENT_APIS, endpointUrl, listModels, QodeAssistError, WIRE_PROTOCOLS } from '@qodeassist/core';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
+import {
+    authHeaders, ClientApi, CLIENT_API_INFO, CLIENT_APIS, endpointUrl, listModels, MAX_ERROR_BODY_BYTES, MAX_MODEL_LIST_BYTES, QodeAssistError, WIRE_PROTOCOLS
+} from '@qodeassist/core';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { HostileProvider } from './hostile-provider';
+
+const MiB = 1024 * 1024;
 
 describe('model listing per client_api', () => {
     const server = new FakeProviderServer();
@@ -83,5 +90,51 @@ describe('model listing per client_api', () => {
     it('omits the Bearer header when there is no key', () => {
         assert.deepEqual(authHeaders('ollama', undefined), {});
         assert.deepEqual(authHeaders('claude', undefined), { 'anthropic-version': '2023-06-01' });
+    });
+});
+
+describe('model listing: bounds on what the provider sends back', () => {
+    const hostile = new HostileProvider();
+    let url: string;
+    before(async () => { url = await hostile.start(); });
+    after(() => hostile.stop());
+    beforeEach(() => { hostile.outcomes.length = 0; });
+
+    it('a model list longer than 16 MiB → Provider naming the limit, not read to its end', async () => {
+        hostile.answer = { status: 200, contentType: 'application/json', prefix: '{"data":[{"id":"', totalBytes: 200 * MiB };
+        await assert.rejects(listModels('openai', { baseUrl: `${url}/v1` }), (error: unknown) => error instanceof QodeAssistError && error.info.category === 'Provider'
+            && error.info.message.startsWith(`The model list from ${url} is longer than 16 MiB (the limit on a model list), so it was not read.`));
+        const outcome = await hostile.outcomes[0];
+        assert.equal(outcome.closedEarly, true);
+        assert.ok(outcome.bytesWritten < MAX_MODEL_LIST_BYTES + 16 * MiB, `the server got rid of ${outcome.bytesWritten} bytes`);
+    });
+
+    it('a 100 MB error body → read to 64 KiB, the detail cut and saying so, the connection closed', async () => {
+        hostile.answer = { status: 500, contentType: 'text/plain', prefix: 'overloaded ', totalBytes: 100 * MiB };
+        await assert.rejects(listModels('openai', { baseUrl: `${url}/v1` }), (error: unknown) => error instanceof QodeAssistError && error.info.status === 500
+            && error.info.providerDetail === `overloaded ${'a'.repeat(2_000 - 'overloaded '.length)}… (the error body was longer than 64 KiB; the rest was not read)`);
+        const outcome = await hostile.outcomes[0];
+        assert.equal(outcome.closedEarly, true);
+        assert.ok(outcome.bytesWritten < MAX_ERROR_BODY_BYTES + 16 * MiB, `the server got rid of ${outcome.bytesWritten} bytes`);
+    });
+
+    it('a redirect to another host is refused with a Config error, and the key never goes there', async () => {
+        const elsewhere = new FakeProviderServer();
+        await elsewhere.start();
+        const redirecting = createServer((_request, response) => {
+            response.writeHead(302, { location: `${elsewhere.url}/v1/models` });
+            response.end();
+        });
+        await new Promise<void>(resolve => redirecting.listen(0, '127.0.0.1', resolve));
+        const origin = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+        try {
+            await assert.rejects(listModels('openai', { baseUrl: `${origin}/v1`, apiKey: 'k-secret' }), (error: unknown) => error instanceof QodeAssistError
+                && error.info.category === 'Config' && error.info.message.includes(`redirected the request (HTTP 302) to ${elsewhere.url}`));
+            assert.equal(elsewhere.requests.length, 0);
+        } finally {
+            redirecting.closeAllConnections();
+            await new Promise(resolve => redirecting.close(resolve));
+            await elsewhere.stop();
+        }
     });
 });

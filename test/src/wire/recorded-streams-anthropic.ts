@@ -63,6 +63,24 @@ export const ANTHROPIC_SHAPES: RecordedStream[] = [
         expected: { text: PLAN_CUT, usage: { inputTokens: 52, outputTokens: 16, cachedTokens: 0 }, stop: 'max_tokens' }
     },
     {
+        // The token limit cut a create_file call: its block ends with half its JSON, then max_tokens. The text stays; the call is never run.
+        protocol: 'anthropic-messages', fixture: 'anthropic-messages/max-tokens-tool-call.sse',
+        expected: { text: 'I\'ll write the new module now.', notRun: ['create_file'], error: 'Validation' },
+        errorSays: 'reached its output token limit (max_tokens: 64 tokens) while the model was writing a call to the tool "create_file", so the call was cut short and not run'
+    },
+    {
+        // The same with the tool_use block still open (no content_block_stop) when max_tokens arrives.
+        protocol: 'anthropic-messages', fixture: 'anthropic-messages/max-tokens-tool-open.sse',
+        expected: { text: '', notRun: ['edit_file'], error: 'Validation' },
+        errorSays: 'Raise max_tokens in the [body] of the agent\'s file'
+    },
+    {
+        // The connection ends inside a tool_use block, with no stop reason: a cut stream, the call closed as not run.
+        protocol: 'anthropic-messages', fixture: 'anthropic-messages/tool-call-stream-ends.sse',
+        expected: { text: 'Reading it first.', notRun: ['read_file'], error: 'Network' },
+        errorSays: 'closed the stream before finishing the answer'
+    },
+    {
         protocol: 'anthropic-messages', fixture: 'anthropic-messages/context-window.sse',
         expected: {
             text: 'The full listing follows:\nexport const',

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readNdjsonLines, readServerSentEvents, ResponseEvent, toErrorInfo, WIRE_PROTOCOLS, WireProtocol } from '@qodeassist/core';
+import { OpenToolCalls, readNdjsonLines, readServerSentEvents, ResponseEvent, toErrorInfo, WIRE_PROTOCOLS, WireProtocol } from '@qodeassist/core';
 import * as fc from 'fast-check';
 import { FIXTURES_DIR } from '../fake-provider/fake-provider-server';
 import { RECORDED_STREAMS } from './recorded-streams';
@@ -32,7 +32,10 @@ async function decode(protocol: WireProtocol, pieces: Uint8Array[]): Promise<Res
         }
         events.push(...decoder.finish());
     } catch (error) {
-        events.push({ type: 'Error', requestId: 'req-1', error: toErrorInfo(error) });
+        // As the wire client does: a call the answer broke off in is closed as not run, then the error.
+        const calls = new OpenToolCalls();
+        calls.see(events);
+        events.push(...calls.notRun('req-1'), { type: 'Error', requestId: 'req-1', error: toErrorInfo(error) });
     }
     return events;
 }
@@ -64,6 +67,9 @@ describe('recorded provider streams', () => {
                 assert.deepEqual(summarize(whole), stream.expected);
                 assert.ok(['MessageStop', 'Error'].includes(whole.at(-1)!.type), 'the stream ends with MessageStop or Error');
                 assert.ok(whole.every(event => event.requestId === 'req-1'));
+                const started = whole.filter(event => event.type === 'ToolCallStart').map(event => (event as { callId: string }).callId);
+                const closed = whole.filter(event => event.type === 'ToolCallEnd' || event.type === 'ToolResult').map(event => (event as { callId: string }).callId);
+                assert.deepEqual([...new Set(started)].filter(callId => !closed.includes(callId)), [], 'every call that started is ended or closed as not run');
                 if (stream.errorSays) {
                     const error = whole.find(event => event.type === 'Error');
                     assert.ok(error?.type === 'Error' && error.error.message.includes(stream.errorSays), `the error says the provider's words: ${JSON.stringify(error)}`);

@@ -10,6 +10,8 @@ export interface StreamSummary {
     usage?: { inputTokens: number; outputTokens: number; cachedTokens?: number; reasoningTokens?: number };
     stop?: string;
     error?: string;
+    /** Calls closed without running (ToolResult errors the wire client gives calls an answer broke off in). */
+    notRun?: string[];
 }
 
 export function summarize(events: ResponseEvent[]): StreamSummary {
@@ -46,6 +48,9 @@ export function summarize(events: ResponseEvent[]): StreamSummary {
                 break;
             case 'Error':
                 summary.error = event.error.category;
+                break;
+            case 'ToolResult':
+                (summary.notRun ??= []).push(event.name);
                 break;
         }
     }

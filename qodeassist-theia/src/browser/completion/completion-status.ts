@@ -1,19 +1,22 @@
-import type { ErrorInfo } from '@qodeassist/core';
+import type { ErrorInfo, LaunchStatus } from '@qodeassist/core';
 import { CommandService } from '@theia/core';
 import { StatusBar, StatusBarAlignment } from '@theia/core/lib/browser/status-bar/status-bar';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { OutputChannel, OutputChannelManager } from '@theia/output/lib/browser/output-channel';
+import { QodeAssistCompletionClient } from '../../common/completion-protocol';
+import { completionStatusView } from './completion-status-view';
 
 export const SHOW_COMPLETION_LOG = 'qodeassist.completion.showLog';
 const ELEMENT = 'qodeassist-completion';
 
 /**
- * The completion's state where users look: a status-bar item (idle, asking, off, or the last
- * error with its category) and an output channel with one line per request. A failure is
- * never silent.
+ * The completion's state where users look: a status-bar item (idle, asking, starting a local
+ * server, off, or the last error with its category) and an output channel with one line per
+ * request. A failure is never silent. It is the completion service's client: the backend tells
+ * it when a completion waits for a provider's server QodeAssist starts ([launch]).
  */
 @injectable()
-export class CompletionStatus {
+export class CompletionStatus implements QodeAssistCompletionClient {
     @inject(StatusBar) protected readonly statusBar: StatusBar;
     @inject(OutputChannelManager) protected readonly outputs: OutputChannelManager;
     @inject(CommandService) protected readonly commands: CommandService;
@@ -21,6 +24,8 @@ export class CompletionStatus {
     protected pending = 0;
     protected lastError: ErrorInfo | undefined;
     protected enabled = true;
+    /** Local servers being started for a completion, by provider: what the item says while they start. */
+    protected readonly launching = new Map<string, LaunchStatus>();
 
     get channel(): OutputChannel {
         return this.outputs.getChannel('QodeAssist Completion');
@@ -49,17 +54,20 @@ export class CompletionStatus {
         this.render();
     }
 
+    onLaunchStatus(status: LaunchStatus): void {
+        if (status.state === 'starting') {
+            this.launching.set(status.provider, status);
+        } else {
+            this.launching.delete(status.provider);
+        }
+        this.channel.appendLine(`${new Date().toISOString()} ${status.message}`);
+        this.render();
+    }
+
     protected render(): void {
-        const error = this.lastError;
-        const text = !this.enabled ? '$(circle-slash) QodeAssist'
-            : this.pending > 0 ? '$(loading~spin) QodeAssist'
-                : error ? `$(warning) QodeAssist: ${error.category}` : '$(sparkle) QodeAssist';
-        const tooltip = !this.enabled ? 'QodeAssist completion is off (qodeassist.completion.enabled)'
-            : this.pending > 0 ? 'QodeAssist is asking for a completion…'
-                : error ? `Completion failed: ${error.message} — click for the log` : 'QodeAssist completion is on — click for the log';
+        const view = completionStatusView({ enabled: this.enabled, pending: this.pending, lastError: this.lastError, launching: [...this.launching.values()] });
         void this.statusBar.setElement(ELEMENT, {
-            text, tooltip, alignment: StatusBarAlignment.RIGHT, priority: 100, command: SHOW_COMPLETION_LOG,
-            className: error && this.pending === 0 ? 'qa-completion-error' : undefined
+            text: view.text, tooltip: view.tooltip, alignment: StatusBarAlignment.RIGHT, priority: 100, command: SHOW_COMPLETION_LOG, className: view.className
         });
     }
 }

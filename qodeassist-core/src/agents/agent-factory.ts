@@ -6,6 +6,7 @@ import { ConfigIssue, findKeyLine } from '../config/config-issue';
 import { ConfigLayer, ConfigRoots, readConfigFile } from '../config/config-layers';
 import { ConfigurationSource, hint, lineOf, LoadedProvider, MergedAgent, readConfigurationSource } from '../config/configuration-source';
 import { ConcreteAgentSchema, Pipeline, PIPELINES, Role } from '../config/schemas';
+import { ModelPricing, pricingFor } from '../config/pricing';
 import { BodyTemplate, BodyTemplateError, renderSync } from '../prompt/body-template';
 import { createTemplateEnvironment } from '../prompt/partial-loader';
 import { compileSandboxedTemplate, TemplateSandboxError } from '../prompt/template-sandbox';
@@ -15,6 +16,7 @@ import { CLIENT_API_INFO, endpointUrl } from '../wire/client-apis';
 import { WireProtocolName } from '../wire/wire-protocols';
 import { limitOverridesOfTable, LimitOverrides } from '../wire/request-limits';
 import { launchIssues } from './launch-policy';
+import { imageCapability } from './image-capability';
 
 /** A concrete agent, ready to render: templates compiled, provider and protocol resolved. */
 export interface ResolvedAgent {
@@ -30,6 +32,10 @@ export interface ResolvedAgent {
     protocol: WireProtocolName;
     enableTools: boolean;
     enableThinking: boolean;
+    /** Whether the chat may send it images: its [body] renders image blocks, unless `images = false` says the model takes none. */
+    images: boolean;
+    /** The price of its model (the agent's `[pricing]` entry, else its provider's); absent: no cost is shown. */
+    pricing?: ModelPricing;
     contextWindow: number;
     /** The reply reserve the budget keeps free, read from the rendered body (max_tokens and its cousins). */
     maxOutputTokens: number;
@@ -221,7 +227,9 @@ function resolveAgent(
     const agent: ResolvedAgent = {
         name, description: profile.description, file: source.file, provider, model, endpoint: profile.endpoint,
         url: endpointUrl(provider.url, profile.endpoint, model), protocol,
-        enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, contextWindow: profile.context_window, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
+        enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, images: false,
+        ...withPricing(pricingFor(model, profile.pricing, provider.instance.pricing)),
+        contextWindow: profile.context_window, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
         match: { file: profile.match?.file ?? [], path: profile.match?.path ?? [], project: profile.match?.project ?? [] },
         limits: limitOverridesOfTable(profile.limits),
         pipelines: profile.pipelines ?? [],
@@ -250,6 +258,12 @@ function resolveAgent(
         return undefined;
     }
     agent.maxOutputTokens = maxOutputTokensOf(rendered) ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, Math.floor(profile.context_window / 4));
+    const images = imageCapability(rendered, profile.images);
+    agent.images = images.takes;
+    if (images.problem) {
+        const where = lineOf(merged, source.file, ['images']);
+        issues.push({ severity: 'notice', file: where.file.label, line: where.line, field: 'images', message: `agent "${name}": ${images.problem.message}`, fix: images.problem.fix });
+    }
     const shape = REQUEST_SHAPES[protocol].safeParse(rendered);
     if (!shape.success) {
         for (const issue of shape.error.issues) {
@@ -263,6 +277,10 @@ function resolveAgent(
 }
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+function withPricing(pricing: ModelPricing | undefined): { pricing?: ModelPricing } {
+    return pricing ? { pricing } : {};
+}
 
 /** The reply limit a body sets, under whichever name its protocol uses. */
 export function maxOutputTokensOf(body: Record<string, unknown>): number | undefined {

@@ -39,10 +39,14 @@ export function missingKeyMessage(agent: ResolvedAgent): string {
 
 /** An Auth failure names the variable the key is read from: the provider's own message cannot know it. */
 export function explainAuthError(agent: ResolvedAgent, error: ErrorInfo): ErrorInfo {
-    if (error.category !== 'Auth' || error.message.includes('environment variable')) {
+    if (error.category !== 'Auth') {
         return error;
     }
-    return { ...error, message: `${error.message} The key of provider "${agent.provider.instance.name}" is read from the environment variable ${keySourceOf(agent).variable}.` };
+    const provider = agent.provider.instance.name;
+    if (error.message.includes('environment variable')) {
+        return { ...error, provider };
+    }
+    return { ...error, provider, message: `${error.message} The key of provider "${provider}" is read from the environment variable ${keySourceOf(agent).variable}.` };
 }
 
 /** Resolves the agent's key and headers; a cloud provider without a key is an Auth error before anything is sent. */
@@ -51,7 +55,7 @@ export async function prepareAgentTarget(agent: ResolvedAgent, secrets: SecretsS
     assertKeyStaysWithProvider(agent);
     const key = instance.api_key_ref ? await secrets.get(instance.api_key_ref) : undefined;
     if (!key && KEY_REQUIRED.has(instance.client_api)) {
-        throw new QodeAssistError({ category: 'Auth', message: missingKeyMessage(agent) });
+        throw new QodeAssistError({ category: 'Auth', message: missingKeyMessage(agent), provider: instance.name });
     }
     return {
         agent,
@@ -90,7 +94,8 @@ export async function sessionAgentFor(agent: ResolvedAgent, secrets: SecretsStor
     return {
         name: agent.name, model: agent.model, protocol: target.protocol, url: target.url, headers: target.headers, secrets: target.secrets,
         contextWindow: agent.contextWindow, maxOutputTokens: agent.maxOutputTokens, systemPrompt: agent.renderSystemPrompt(),
-        limits: agent.limits, file: agent.file.label,
+        limits: agent.limits, file: agent.file.label, images: agent.images,
+        ...(agent.pricing ? { pricing: agent.pricing } : {}),
         renderBody: ctx => agent.renderBody(ctx)
     };
 }

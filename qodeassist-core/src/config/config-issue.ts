@@ -62,7 +62,8 @@ export function findKeyLine(text: string, path: readonly (string | number)[]): n
         for (let i = 0; i < lines.length; i++) {
             const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$/.exec(lines[i]);
             if (header) {
-                current = header[1].replace(/\s+/g, '');
+                // `[pricing."gpt-4.1"]`: a quoted key is the same key as the path's.
+                current = header[1].replace(/\s+/g, '').replace(/"/g, '');
                 continue;
             }
             if (current === table && new RegExp(`^\\s*("?)${escapeRegExp(key)}\\1\\s*=`).test(lines[i])) {

@@ -5,6 +5,7 @@ import { ConfigIssue, didYouMean, findKeyLine } from './config-issue';
 import { ConfigLayer, configLayers, ConfigRoots, LayerName, readConfigFile, readConfigFiles } from './config-layers';
 import { isReservedKeyRef, KeyOriginPolicy, keyOriginIssue, reservedKeyIssue } from './key-origins';
 import { deepMerge, leafPaths, Table } from './deep-merge';
+import { ModelPricingSchema } from './pricing';
 import {
     AgentFile, AgentFileSchema, AgentModelsSchema, knownKeys, LimitsSchema, Pipeline, PIPELINES, ProviderInstance, ProviderInstanceSchema, Role, RoleSchema,
     RostersFileSchema
@@ -104,7 +105,7 @@ function loadProviders(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string
         }
         const seen = new Map<string, ConfigFile>();
         for (const file of readConfigFiles(layer, layer.providersDir, '.toml')) {
-            const parsed = loadTomlFile(file, 'provider', ProviderInstanceSchema, keysOf(ProviderInstanceSchema));
+            const parsed = loadTomlFile(file, 'provider', ProviderInstanceSchema, providerKeysAt);
             issues.push(...parsed.issues);
             const instance = parsed.value;
             if (!instance) {
@@ -178,7 +179,18 @@ function keysAt(path: PropertyKey[]): string[] {
     if (path[0] === 'limits') {
         return knownKeys(LimitsSchema);
     }
+    if (path[0] === 'pricing' && path.length === 2) {
+        return knownKeys(ModelPricingSchema);
+    }
     return [];
+}
+
+/** A provider file's keys at a path: `[pricing."<model>"]` has its own. */
+function providerKeysAt(path: PropertyKey[]): string[] {
+    if (path[0] === 'pricing' && path.length === 2) {
+        return knownKeys(ModelPricingSchema);
+    }
+    return path.length === 0 ? knownKeys(ProviderInstanceSchema) : [];
 }
 
 /** Follows `extends` to the root and merges, child last; a cycle or a missing parent is an error on the child. */

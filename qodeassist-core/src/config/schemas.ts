@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CLIENT_APIS } from '../wire/client-apis';
+import { PricingTableSchema } from './pricing';
 
 export const CURRENT_SCHEMA_VERSION = 1;
 
@@ -37,7 +38,9 @@ export const ProviderInstanceSchema = z.strictObject({
     /** false: the provider and every agent on it are left out (rosters included), with a notice. */
     enabled: z.boolean().optional(),
     description: z.string().optional(),
-    launch: LaunchSchema.optional()
+    launch: LaunchSchema.optional(),
+    /** Prices per model name (`[pricing."<model>"]`): the chat shows what a turn and a chat cost; no entry, no figure. */
+    pricing: PricingTableSchema.optional()
 });
 
 export type ProviderInstance = z.infer<typeof ProviderInstanceSchema>;
@@ -82,10 +85,17 @@ export const AgentFileSchema = z.strictObject({
     endpoint: z.string().optional(),
     enable_tools: z.boolean().optional(),
     enable_thinking: z.boolean().optional(),
+    /**
+     * Whether the chat may send this agent images. Default: whether its [body] renders image blocks;
+     * false also for a template that renders them (a model without vision).
+     */
+    images: z.boolean({ error: 'images must be true or false (whether the model takes images); leave it out to follow the [body] template' }).optional(),
     context_window: z.number().int().positive().optional(),
     system_prompt: z.string().optional(),
     match: MatchSchema.optional(),
     limits: LimitsSchema.optional(),
+    /** Prices per model name; an entry here wins over the provider's for the same model. */
+    pricing: PricingTableSchema.optional(),
     body: z.record(z.string(), z.unknown()).optional()
 });
 

@@ -48,6 +48,11 @@ export interface AssembleInput {
     estimatorKey: string;
     /** Only measuring (the token counter): an over-budget context is reported in the manifest, not thrown. */
     preview?: boolean;
+    /**
+     * The agent's name when it takes no images: earlier images go as a placeholder that says so
+     * (counted as sent), and a turn that attaches one is refused — never dropped in silence.
+     */
+    imagelessAgent?: string;
 }
 
 export interface Assembly {
@@ -90,7 +95,11 @@ export class ContextAssembler {
         const systemPrompt = layers.map(layer => layer.text.trim()).join('\n\n');
         manifest.layers = layers.map(layer => ({ name: layer.name, tokens: estimate(layer.text.length) }));
 
-        const { sized: messages, indexOf } = await this.serialize(input.history, manifest);
+        const imageRefusal = input.imagelessAgent === undefined ? undefined : imagesRefused(input.history, input.imagelessAgent);
+        if (imageRefusal && !input.preview) {
+            throw new QodeAssistError({ category: 'Validation', message: imageRefusal });
+        }
+        const { sized: messages, indexOf } = await this.serialize(input.history, manifest, input.imagelessAgent);
         const working = workingSetOf(input.history);
         const workingAt = this.placeWorkingSet(messages, indexOf, working, manifest, estimate);
         const turn = this.placePinned(messages, input.pinned, manifest, estimate);
@@ -138,6 +147,9 @@ export class ContextAssembler {
                 throw new QodeAssistError({ category: 'Validation', message: manifest.refusal });
             }
         }
+        if (imageRefusal) {
+            manifest.refusal = imageRefusal;
+        }
         if (manifest.estimate > manifest.limit * WARN_AT) {
             manifest.warning = `The context is ${Math.round(100 * manifest.estimate / manifest.limit)}% full; older tool results and attachments will be elided, then the request refused. Summarize the chat soon.`;
         }
@@ -157,7 +169,7 @@ export class ContextAssembler {
     }
 
     /** History → ctx messages: unsigned thinking and orphaned tool pairs filtered, stored content materialized. */
-    private async serialize(history: readonly HistoryMessage[], manifest: ContextManifest): Promise<{ sized: Sized[]; indexOf: number[] }> {
+    private async serialize(history: readonly HistoryMessage[], manifest: ContextManifest, imagelessAgent: string | undefined): Promise<{ sized: Sized[]; indexOf: number[] }> {
         const uses = new Set<string>();
         const results = new Set<string>();
         for (const message of history) {
@@ -175,7 +187,9 @@ export class ContextAssembler {
         for (const message of history) {
             const content: CtxBlock[] = [];
             for (const block of message.blocks) {
-                const converted = await this.convert(block, uses, results, manifest);
+                const converted = block.type === 'image' && imagelessAgent !== undefined
+                    ? imagePlaceholder(block.ref.name, imagelessAgent, manifest)
+                    : await this.convert(block, uses, results, manifest);
                 if (converted) {
                     content.push(converted);
                 }
@@ -434,6 +448,23 @@ function measureMessage(message: CtxMessage): Sized {
         }
     }
     return { message, chars, images };
+}
+
+/** An image the agent cannot take, as it goes instead: a line that says so, counted like any text. */
+function imagePlaceholder(name: string, agent: string, manifest: ContextManifest): CtxBlock {
+    manifest.filters.push({ kind: 'image_not_taken', detail: `${name} (${agent} takes no images)` });
+    return { type: 'text', text: `[image ${name} not sent: ${agent} takes no images]` };
+}
+
+/** Why this turn cannot go to an agent that takes no images: its message (the last one the user wrote) attaches some. */
+function imagesRefused(history: readonly HistoryMessage[], agent: string): string | undefined {
+    const turn = findLastIndex(history, message => message.role === 'user' && message.blocks.some(block => block.type !== 'tool_result'));
+    const names = turn < 0 ? [] : history[turn].blocks.flatMap(block => block.type === 'image' ? [`"${block.ref.name}"`] : []);
+    if (names.length === 0) {
+        return undefined;
+    }
+    return `${agent} takes no images (its request template sends text only, or its file says images = false), so ${names.join(', ')} cannot go with this message. `
+        + 'Pick an agent that takes images in the chat\'s agent picker, or remove the image.';
 }
 
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {

@@ -13,7 +13,8 @@ export interface ContextManifest {
     repairs: Record<string, number>;
     /** Tokens per category: what the request spends its budget on. */
     budget: { system: number; tools: number; history: number; workingSet: number; pinned: number; protectedEvidence: number };
-    filters: Array<{ kind: 'unsigned_thinking' | 'orphaned_tool_use' | 'orphaned_tool_result' | 'failed_load'; detail: string }>;
+    /** `image_not_taken`: an earlier image went as a placeholder line, because the agent takes no images. */
+    filters: Array<{ kind: 'unsigned_thinking' | 'orphaned_tool_use' | 'orphaned_tool_result' | 'failed_load' | 'image_not_taken'; detail: string }>;
     estimate: number;
     limit: number;
     /** Set when the estimate is close to the limit: the UI warns before the budget refuses. */

@@ -1,4 +1,6 @@
 import { AssistantBlock } from '../wire/assistant-turn';
+import { UsageCost } from '../config/pricing';
+import { ErrorInfo } from '../wire/error-info';
 
 /** Stored content (attachment or image) is kept by reference; the ContentLoader materializes it per send. */
 export interface ContentRef {
@@ -22,11 +24,14 @@ export type HistoryBlock =
     | { type: 'skill_invocation'; name: string; body: string }
     | { type: 'completion'; prefix: string; suffix: string };
 
+/** One request's usage as the provider reported it (input includes the cached part), recorded on the answer it produced. */
 export interface MessageUsage {
     inputTokens: number;
     outputTokens: number;
     cachedTokens?: number;
     reasoningTokens?: number;
+    /** What the request cost at the model's price when it was received; absent when the model has no price. */
+    cost?: UsageCost;
 }
 
 export interface HistoryMessage {
@@ -40,6 +45,44 @@ export interface HistoryMessage {
      * (a crash, a restart). Shown as interrupted with Retry; a finished answer replaces it.
      */
     interrupted?: boolean;
+    /**
+     * An answer that ended without finishing: it failed (the error the user saw) or the user
+     * stopped it. Kept so the chat shows it with Retry after a reload; only its text is ever sent again.
+     */
+    ended?: AnswerEnding;
+}
+
+/** How an answer that did not finish ended. */
+export type AnswerEnding =
+    | { reason: 'failed'; error: Pick<ErrorInfo, 'category' | 'message' | 'providerDetail' | 'status'> }
+    | { reason: 'cancelled' };
+
+/** Whether the message is an answer that did not finish (interrupted, failed or stopped). */
+export function isUnfinished(message: HistoryMessage): boolean {
+    return message.interrupted === true || message.ended !== undefined;
+}
+
+/**
+ * The history as it is sent to a model: an answer that did not finish (interrupted, failed,
+ * stopped) keeps only its text — a half thinking block or tool call cannot be sent back — and
+ * one with no text is left out. Every other message is sent as it is.
+ */
+export function sendableHistory(history: readonly HistoryMessage[]): HistoryMessage[] {
+    if (!history.some(isUnfinished)) {
+        return history as HistoryMessage[];
+    }
+    return history.flatMap(message => {
+        if (!isUnfinished(message)) {
+            return [message];
+        }
+        const blocks = message.blocks.filter(block => block.type === 'text' && block.text.trim());
+        return blocks.length > 0 ? [{ role: message.role, blocks, ...message.usage ? { usage: message.usage } : {} }] : [];
+    });
+}
+
+/** Whether a user message is one the user wrote (not only the results of a tool round). */
+export function isUserTurn(message: HistoryMessage): boolean {
+    return message.role === 'user' && message.blocks.some(block => block.type !== 'tool_result');
 }
 
 /** An assistant turn's normalized blocks as history blocks. */

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { removeAbandonedTemporaryFiles, writeFileAtomic } from '../config/atomic-file';
 import { createGitIgnoredFolder } from '../config/git-ignored-folder';
 import { ContentRef, HistoryBlock, HistoryMessage, messageText } from '../context/conversation-history';
-import { QodeAssistError } from '../wire/error-info';
+import { chatCostOf, CostTotal } from '../context/usage-totals';
+import { ERROR_CATEGORIES, QodeAssistError } from '../wire/error-info';
 import { FileEditRecord } from '../wire/events';
 import { KnownSecrets, PROCESS_SECRETS, redactKnownValues, redactSecrets } from '../wire/redaction';
 
@@ -30,11 +31,26 @@ export interface StoredChat {
     edits: Record<string, StoredFileEdit>;
     /** This chat continues a summary of that chat; the original is kept. */
     compressedFrom?: string;
+    /** Conversations the user replaced (an edited message, a regenerated answer, a reset), kept so they can be brought back. */
+    branches?: ChatBranch[];
     /**
      * Counts the writes of this file: a writer saves only over the revision it read, so a copy
      * that went stale (another IDE backend, an edit by hand) never overwrites it. Absent in older files: 0.
      */
     revision?: number;
+}
+
+/** A part of a chat the user replaced: the messages from `at` on as they were, and their file edits. */
+export interface ChatBranch {
+    id: string;
+    /** The index in the history of its first message; the messages before it are the ones it shares. */
+    at: number;
+    messages: HistoryMessage[];
+    /** The file edits of its messages, under the keys they had there. */
+    edits: Record<string, StoredFileEdit>;
+    createdAt: string;
+    /** What replaced it. */
+    reason: 'edit' | 'regenerate' | 'reset';
 }
 
 /** What a writer knows of a chat file: the revision it read or wrote, and how the file looked then. */
@@ -53,6 +69,8 @@ export interface ChatSummary {
     updatedAt: string;
     messages: number;
     compressedFrom?: string;
+    /** What its requests cost at the prices they were received at; absent when none had a price. */
+    cost?: CostTotal;
 }
 
 /** A chat file that could not be read: listed so the user sees it, never overwritten. */
@@ -74,7 +92,28 @@ const historyBlock = z.discriminatedUnion('type', [
     z.object({ type: z.literal('skill_invocation'), name: z.string(), body: z.string() }),
     z.object({ type: z.literal('completion'), prefix: z.string(), suffix: z.string() })
 ]);
-const storedChatSchema = z.object({
+const historyMessage = z.object({
+    role: z.enum(['user', 'assistant']),
+    blocks: z.array(historyBlock),
+    usage: z.object({
+        inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number().optional(), reasoningTokens: z.number().optional(),
+        cost: z.object({ amount: z.number().nonnegative(), currency: z.string().regex(/^[A-Z]{3}$/) }).optional()
+    }).optional(),
+    compressedFrom: z.string().optional(),
+    interrupted: z.boolean().optional(),
+    ended: z.discriminatedUnion('reason', [
+        z.object({
+            reason: z.literal('failed'),
+            error: z.object({ category: z.enum(ERROR_CATEGORIES), message: z.string(), providerDetail: z.string().optional(), status: z.number().optional(), provider: z.string().optional() })
+        }),
+        z.object({ reason: z.literal('cancelled') })
+    ]).optional()
+});
+const fileEdits = z.record(z.string(), z.object({
+    path: z.string(), absolutePath: z.string(), diff: z.string(), created: z.boolean(), state: z.enum(['applied', 'undone'])
+}));
+/** The saved chat format, also what a JSON export holds and an import is checked against. */
+export const storedChatSchema = z.object({
     version: z.literal(CHAT_FILE_VERSION),
     id: z.string().min(1),
     title: z.string(),
@@ -82,19 +121,17 @@ const storedChatSchema = z.object({
     updatedAt: z.string(),
     agent: z.string().optional(),
     role: z.string().optional(),
-    history: z.array(z.object({
-        role: z.enum(['user', 'assistant']),
-        blocks: z.array(historyBlock),
-        usage: z.object({
-            inputTokens: z.number(), outputTokens: z.number(), cachedTokens: z.number().optional(), reasoningTokens: z.number().optional()
-        }).optional(),
-        compressedFrom: z.string().optional(),
-        interrupted: z.boolean().optional()
-    })),
-    edits: z.record(z.string(), z.object({
-        path: z.string(), absolutePath: z.string(), diff: z.string(), created: z.boolean(), state: z.enum(['applied', 'undone'])
-    })),
+    history: z.array(historyMessage),
+    edits: fileEdits,
     compressedFrom: z.string().optional(),
+    branches: z.array(z.object({
+        id: z.string().min(1),
+        at: z.number().int().nonnegative(),
+        messages: z.array(historyMessage),
+        edits: fileEdits,
+        createdAt: z.string(),
+        reason: z.enum(['edit', 'regenerate', 'reset'])
+    })).optional(),
     revision: z.number().int().nonnegative().optional()
 });
 
@@ -146,14 +183,30 @@ function redactBlock(block: HistoryBlock, redact: (text: string) => string): His
     return redacted;
 }
 
+function redactMessage(message: HistoryMessage, redact: (text: string) => string): HistoryMessage {
+    const redacted: HistoryMessage = { ...message, blocks: message.blocks.map(block => redactBlock(block, redact)) };
+    const ended = message.ended;
+    if (ended?.reason === 'failed') {
+        redacted.ended = { reason: 'failed', error: redactDeep(ended.error, redact) as typeof ended.error };
+    }
+    return redacted;
+}
+
+/** Undo and Apply replay an edit's diff: only real keys leave it, not code that merely looks like one ("password": x). */
+function redactEdits(edits: Record<string, StoredFileEdit>, redactValues: (text: string) => string): Record<string, StoredFileEdit> {
+    return Object.fromEntries(Object.entries(edits).map(([id, edit]) => [id, { ...edit, diff: redactValues(edit.diff) }]));
+}
+
 /** The chat as it may be written to disk: every text a key could hide in (tool results and arguments, errors, diffs, the title) redacted. */
 function redactChat(chat: StoredChat, redact: (text: string) => string, redactValues: (text: string) => string): StoredChat {
     return {
         ...chat,
         title: redact(chat.title),
-        history: chat.history.map(message => ({ ...message, blocks: message.blocks.map(block => redactBlock(block, redact)) })),
-        // Undo and Apply replay an edit's diff: only real keys leave it, not code that merely looks like one ("password": x).
-        edits: Object.fromEntries(Object.entries(chat.edits).map(([id, edit]) => [id, { ...edit, diff: redactValues(edit.diff) }]))
+        history: chat.history.map(message => redactMessage(message, redact)),
+        edits: redactEdits(chat.edits, redactValues),
+        ...chat.branches ? {
+            branches: chat.branches.map(branch => ({ ...branch, messages: branch.messages.map(message => redactMessage(message, redact)), edits: redactEdits(branch.edits, redactValues) }))
+        } : {}
     };
 }
 
@@ -210,7 +263,7 @@ export class ChatStore {
             try {
                 const chat = await this.load(basename(name, '.json'));
                 chats.push({
-                    id: chat.id, title: chat.title, updatedAt: chat.updatedAt, messages: chat.history.length,
+                    id: chat.id, title: chat.title, updatedAt: chat.updatedAt, messages: chat.history.length, ...summaryCost(chat),
                     ...(chat.compressedFrom ? { compressedFrom: chat.compressedFrom } : {})
                 });
             } catch (error) {
@@ -259,7 +312,7 @@ export class ChatStore {
         if (chat.id !== id) {
             throw new QodeAssistError({ category: 'Config', message: `The chat file ${file} holds chat "${chat.id}", not "${id}". It was left as it is; rename it to ${chat.id}.json or delete it.` });
         }
-        for (const message of chat.history) {
+        for (const message of [...chat.history, ...(chat.branches ?? []).flatMap(branch => branch.messages)]) {
             for (const block of message.blocks) {
                 if ((block.type === 'image' || block.type === 'attachment') && !this.ownsAttachment(id, block.ref.path)) {
                     // A chat file can come with a cloned workspace: it must not make the next send upload any file it names.
@@ -458,4 +511,10 @@ export function chatToMarkdown(chat: StoredChat): string {
 function firstLine(text: string): string {
     const line = text.split('\n', 1)[0];
     return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/** What a chat's requests cost, the answers it replaced (its branches) included: they were paid for too. */
+function summaryCost(chat: StoredChat): { cost?: CostTotal } {
+    const cost = chatCostOf([...chat.history, ...(chat.branches ?? []).flatMap(branch => branch.messages)]);
+    return cost ? { cost } : {};
 }

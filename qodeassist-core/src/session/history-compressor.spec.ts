@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { HistoryMessage } from '../context/conversation-history';
 import { TokenEstimator } from '../context/token-estimator';
-import { compressHistory, deterministicDigest, transcriptOf } from './history-compressor';
+import { compressHistory, deterministicDigest, recentStart, transcriptOf } from './history-compressor';
 
 const history: HistoryMessage[] = [
     { role: 'user', blocks: [{ type: 'text', text: 'Fix the build' }] },
@@ -44,6 +44,36 @@ describe('history compression', () => {
         assert.match(result.summary, /60 user messages in total/);
         assert.match(result.summary, /Requests \(the last 40\):\n- request 20 x{389}…\n- request 21 /);
         assert.match(result.summary, /Last answer: answer 59$/);
+    });
+
+    it('keeps the last turns that fit word for word after the summary, cut where the user wrote, and summarizes only what comes before', async () => {
+        const chat: HistoryMessage[] = [
+            { role: 'user', blocks: [{ type: 'text', text: 'Plan the parser' }] },
+            { role: 'assistant', blocks: [{ type: 'text', text: 'Recursive descent.' }] },
+            ...history
+        ];
+        let asked = '';
+        const result = await compressHistory(chat, {
+            compressedFrom: 'chat-3', limitTokens: 10_000, estimator: new TokenEstimator(), keepRecentTokens: 1_000,
+            summarize: async prompt => { asked = prompt; return 'A parser was planned.'; }
+        });
+        assert.equal(result.kept, 4, 'the last turn with its tool round');
+        assert.deepEqual(result.history.slice(2), history, 'kept as they were: the tool call stays with its result');
+        assert.match(asked, /<conversation>\nUser: Plan the parser\n\nAssistant: Recursive descent.\n<\/conversation>$/);
+        assert.equal(result.history[0].compressedFrom, 'chat-3');
+    });
+
+    it('keeps at most two turns, none when the last does not fit, and none that would leave nothing to summarize', () => {
+        const turns = (count: number, size: number): HistoryMessage[] => Array.from({ length: count }, (_, i): HistoryMessage[] => [
+            { role: 'user', blocks: [{ type: 'text', text: `${i} ${'x'.repeat(size)}` }] },
+            { role: 'assistant', blocks: [{ type: 'text', text: `answer ${i}` }] }
+        ]).flat();
+        const estimator = new TokenEstimator();
+        assert.equal(recentStart(turns(5, 10), estimator, 10_000), 6, 'the last two of five turns');
+        assert.equal(recentStart(turns(5, 400), estimator, 150), 8, 'one turn of ~120 tokens fits 150, two do not');
+        assert.equal(recentStart(turns(5, 800), estimator, 150), 10, 'the last turn alone is too large');
+        assert.equal(recentStart(turns(1, 10), estimator, 10_000), 2, 'a single turn is summarized, not kept');
+        assert.equal(recentStart(history, estimator, 10_000), 4, 'a tool round is never where a kept part begins');
     });
 
     it('refuses an empty conversation', async () => {

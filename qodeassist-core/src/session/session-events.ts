@@ -1,6 +1,7 @@
 import { ContextManifest } from '../context/context-manifest';
 import { ErrorInfo } from '../wire/error-info';
-import { RequestId, ResponseEvent, StopReason } from '../wire/events';
+import { RequestId, ResponseEvent, StopReason, Usage } from '../wire/events';
+import { UsageCost } from '../config/pricing';
 
 export interface RequestStarted {
     type: 'RequestStarted';
@@ -34,8 +35,15 @@ export interface RequestCancelled {
     requestId: RequestId;
 }
 
+/** A request's usage as the session tells it: which request of the turn's tool loop it is, and its cost when the agent's model has a price. */
+export interface PricedUsage extends Usage {
+    /** From 0: a turn's tool loop makes one request per round; a later report for the same round replaces the earlier. */
+    round?: number;
+    cost?: UsageCost;
+}
+
 /** What a session tells its owner: the wire events of a request, framed by its start and exactly one terminal event. */
-export type SessionEvent = RequestStarted | ManifestEvent | ResponseEvent | RequestFinished | RequestFailed | RequestCancelled;
+export type SessionEvent = RequestStarted | ManifestEvent | Exclude<ResponseEvent, Usage> | PricedUsage | RequestFinished | RequestFailed | RequestCancelled;
 
 export type TerminalEvent = RequestFinished | RequestFailed | RequestCancelled;
 

@@ -13,8 +13,9 @@ import { WireProtocol } from '../wire/wire-protocols';
 import { HostModels } from '../wire/host-models';
 import { EffectiveLimits, effectiveLimits, LimitOverrides, raiseLimitAdvice } from '../wire/request-limits';
 import { timeoutsFor } from '../wire/http-transport';
-import { HistoryBlock, historyBlocksOf, HistoryMessage, MessageUsage } from '../context/conversation-history';
+import { HistoryBlock, historyBlocksOf, HistoryMessage, MessageUsage, sendableHistory } from '../context/conversation-history';
 import { SessionEvent } from './session-events';
+import { costOf, ModelPricing, UsageCost } from '../config/pricing';
 
 /** The agent a session talks to, resolved by the caller: its key is already in the headers. */
 export interface SessionAgent {
@@ -33,6 +34,10 @@ export interface SessionAgent {
     limits?: LimitOverrides;
     /** The agent's file as the user knows it, named by a limit error as where to raise the limit. */
     file?: string;
+    /** False: the agent takes no images — they go as a placeholder, and a turn that attaches one is refused. Default: it takes them. */
+    images?: boolean;
+    /** Its model's price: each request's usage is priced when it arrives. */
+    pricing?: ModelPricing;
     /** Before each request: makes sure the provider's server answers (a provider with `[launch]` starts it), or rejects with why it cannot. */
     ensureReachable?(signal: AbortSignal): Promise<void>;
     renderBody(ctx: TemplateContext): Record<string, unknown>;
@@ -144,6 +149,15 @@ export class Session {
         this.messages.splice(0, this.messages.length, ...history);
     }
 
+    /**
+     * Adds a message after the last request ended (its terminal event was told): how an answer
+     * that did not finish ended, kept in the history the owner saves. Such a message is sent
+     * again as its text only (see sendableHistory).
+     */
+    append(message: HistoryMessage): void {
+        this.messages.push(message);
+    }
+
     /** Back to an empty conversation with only the agent's layer: what a pooled session looks like when acquired. */
     reset(): void {
         this.restore([]);
@@ -178,11 +192,11 @@ export class Session {
         const executor = policy.executor ?? this.services.tools;
         const assembly = await this.services.assembler.assemble({
             layers: [...this.layers].map(([name, text]): SystemLayer => ({ name, text })),
-            history: blocks.length > 0 ? [...this.messages, { role: 'user', blocks: [...blocks] }] : this.messages,
+            history: sendableHistory(blocks.length > 0 ? [...this.messages, { role: 'user', blocks: [...blocks] }] : this.messages),
             pinned: await this.materializePins(),
             tools: executor ? [...policy.tools ?? []] : [],
             budget: { contextWindow: this.agent.contextWindow, maxOutputTokens: this.agent.maxOutputTokens },
-            estimatorKey: this.estimatorKey,
+            estimatorKey: this.estimatorKey, imagelessAgent: this.imagelessAgent,
             preview: true
         });
         return assembly.manifest;
@@ -219,7 +233,7 @@ export class Session {
             };
             logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
             // What the request now in flight was measured at, for calibrating the estimator against its Usage.
-            const sent: { measured: EstimateInput | undefined } = { measured: assembly.measured };
+            const sent: SentRequest = { measured: assembly.measured, round: 0 };
             const nextPayload = this.services.reassembleRounds
                 ? async () => {
                     const next = await this.assemble(tools, completion);
@@ -230,7 +244,10 @@ export class Session {
                 }
                 : undefined;
             const onRound = (turn: AssistantTurn, results: readonly ToolResultInput[]) => {
-                this.recordRound(turn, results);
+                this.recordRound(turn, results, sent.usage);
+                // The next request of the loop has a usage (and a cost) of its own.
+                sent.usage = undefined;
+                sent.round++;
                 // A replayed continuation was never measured: its Usage must not calibrate against the first request.
                 if (!this.services.reassembleRounds) {
                     sent.measured = undefined;
@@ -251,8 +268,7 @@ export class Session {
         }
     }
 
-    private async consume(requestId: RequestId, stream: AsyncGenerator<EventBatch, AssistantTurn | undefined>, signal: AbortSignal, sent: { measured: EstimateInput | undefined }): Promise<void> {
-        let usage: MessageUsage | undefined;
+    private async consume(requestId: RequestId, stream: AsyncGenerator<EventBatch, AssistantTurn | undefined>, signal: AbortSignal, sent: SentRequest): Promise<void> {
         for (;;) {
             const next = await stream.next();
             if (signal.aborted) {
@@ -260,13 +276,13 @@ export class Session {
                 throw new CancelledError();
             }
             if (next.done) {
-                this.emit([this.finish(requestId, next.value, usage)]);
+                this.emit([this.finish(requestId, next.value, sent.usage)]);
                 return;
             }
-            const batch: SessionEvent[] = next.value;
+            const batch: SessionEvent[] = next.value.map(event => event.type === 'Usage' ? { ...event, round: sent.round, ...this.priced(event) } : event);
             for (const event of next.value) {
                 if (event.type === 'Usage') {
-                    usage = usageOf(event);
+                    sent.usage = usageOf(event, this.agent.pricing);
                     if (sent.measured) {
                         this.services.estimator.calibrate(this.estimatorKey, sent.measured, event.inputTokens);
                     }
@@ -293,9 +309,9 @@ export class Session {
     private async assemble(tools: CtxTool[], completion: CompletionInput | undefined): Promise<Assembly> {
         return this.services.assembler.assemble({
             layers: [...this.layers].map(([name, text]): SystemLayer => ({ name, text })),
-            history: this.messages, pinned: await this.materializePins(), tools, completion,
+            history: sendableHistory(this.messages), pinned: await this.materializePins(), tools, completion,
             budget: { contextWindow: this.agent.contextWindow, maxOutputTokens: this.agent.maxOutputTokens },
-            estimatorKey: this.estimatorKey
+            estimatorKey: this.estimatorKey, imagelessAgent: this.imagelessAgent
         });
     }
 
@@ -303,8 +319,18 @@ export class Session {
         return this.thinking === undefined ? ctx : { ...ctx, thinking: this.thinking };
     }
 
-    private recordRound(turn: AssistantTurn, results: readonly ToolResultInput[]): void {
-        this.messages.push({ role: 'assistant', blocks: historyBlocksOf(turn.blocks) });
+    /** The cost of a request's usage at the agent's price now; nothing without a price. */
+    private priced(usage: Usage): { cost?: UsageCost } {
+        return this.agent.pricing ? { cost: costOf(usage, this.agent.pricing) } : {};
+    }
+
+    /** The agent's name when it takes no images (the assembler's placeholder and refusal name it). */
+    private get imagelessAgent(): string | undefined {
+        return this.agent.images === false ? this.agent.name : undefined;
+    }
+
+    private recordRound(turn: AssistantTurn, results: readonly ToolResultInput[], usage: MessageUsage | undefined): void {
+        this.messages.push({ role: 'assistant', blocks: historyBlocksOf(turn.blocks), ...(usage ? { usage } : {}) });
         this.messages.push({
             role: 'user',
             blocks: results.map(result => ({ type: 'tool_result', toolUseId: result.callId, name: result.name, content: result.content, isError: result.isError }))
@@ -335,10 +361,20 @@ export class Session {
     }
 }
 
-function usageOf(event: Usage): MessageUsage {
+/** One request of a turn as it streams: what it was measured at, and its usage once reported (the last report wins). */
+interface SentRequest {
+    measured: EstimateInput | undefined;
+    usage?: MessageUsage;
+    /** Which request of the turn's tool loop, from 0. */
+    round: number;
+}
+
+/** A request's usage, priced when it arrives: the price then is the price of the request. */
+function usageOf(event: Usage, pricing: ModelPricing | undefined): MessageUsage {
     return {
         inputTokens: event.inputTokens, outputTokens: event.outputTokens,
         ...(event.cachedTokens !== undefined ? { cachedTokens: event.cachedTokens } : {}),
-        ...(event.reasoningTokens !== undefined ? { reasoningTokens: event.reasoningTokens } : {})
+        ...(event.reasoningTokens !== undefined ? { reasoningTokens: event.reasoningTokens } : {}),
+        ...(pricing ? { cost: costOf(event, pricing) } : {})
     };
 }

@@ -1,5 +1,6 @@
 /** The six categories of ARCHITECTURE §4; the category decides the UI affordance. */
-export type ErrorCategory = 'Config' | 'Auth' | 'Network' | 'Provider' | 'Validation' | 'Tool';
+export const ERROR_CATEGORIES = ['Config', 'Auth', 'Network', 'Provider', 'Validation', 'Tool'] as const;
+export type ErrorCategory = typeof ERROR_CATEGORIES[number];
 
 export interface ErrorInfo {
     category: ErrorCategory;
@@ -11,6 +12,8 @@ export interface ErrorInfo {
     status?: number;
     /** From a `retry-after` header, in seconds. */
     retryAfterSeconds?: number;
+    /** The provider instance the error is about, when known (an Auth error: whose key to set). */
+    provider?: string;
 }
 
 /** Carries an ErrorInfo through code that throws; callers match on `info.category`, never on text. */

@@ -14,6 +14,7 @@ import { InlineCompletionContribution } from './completion/inline-completion-con
 import { ChatComposer } from './chat/chat-composer';
 import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
+import { ChatViewOptions } from './chat/chat-view-identity';
 import { ConfigurationContribution } from './config/configuration-contribution';
 import { BackendConnection, createBackendConnection } from './connection/backend-connection';
 import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-widget';
@@ -50,9 +51,9 @@ export default new ContainerModule(bind => {
     bind(ChatWidget).toSelf();
     bind(WidgetFactory).toDynamicValue(ctx => ({
         id: ChatWidget.ID,
-        createWidget: (options?: { instance?: number }) => {
+        createWidget: (options?: ChatViewOptions) => {
             const chat = ctx.container.get(ChatWidget);
-            chat.setInstance(options?.instance ?? 0);
+            chat.setViewOptions(options);
             return chat;
         }
     })).inSingletonScope();
@@ -108,7 +109,7 @@ export default new ContainerModule(bind => {
     }
 
     bind(QodeAssistCompletionService).toDynamicValue(ctx =>
-        ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH)
+        ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH, ctx.container.get(CompletionStatus))
     ).inSingletonScope();
     bind(CompletionStatus).toSelf().inSingletonScope();
     bind(InlineCompletionContribution).toSelf().inSingletonScope();

@@ -1,13 +1,14 @@
 import type {
     AgentChoice, ChatEvent, ChatSessionEvent, HistoryEvent, HistoryMessage, MovedEvent, QueuedEvent, UserMessageEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
-    PermissionRequest, RoleChoice, SessionEvent, SkillChoice, SkillSettings, StoredChat, StoredFileEdit, ToolSettings, UnreadableChat
+    PermissionRequest, RoleChoice, SessionEvent, SkillChoice, SkillSettings, StoredChat, StoredFileEdit, ToolSettings, UnreadableChat,
+    ChatBranchView, ChatImport, TurnPosition
 } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 import { ToolHostClient } from './tool-host-protocol';
 
 export type {
     AgentChoice, ChatEvent, ChatSessionEvent, HistoryEvent, HistoryMessage, MovedEvent, QueuedEvent, UserMessageEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
-    PermissionRequest, RoleChoice, SessionEvent, SkillChoice, StoredChat, StoredFileEdit, UnreadableChat
+    PermissionRequest, RoleChoice, SessionEvent, SkillChoice, StoredChat, StoredFileEdit, UnreadableChat, ChatBranchView, ChatImport, TurnPosition
 };
 
 export const QODEASSIST_CHAT_PATH = '/services/qodeassist/chat';
@@ -55,12 +56,32 @@ export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
     cancel(chatId: string, turnId?: string): Promise<void>;
     /** This window stops showing the chat; when no window shows it any more, its request is cancelled and it is saved. */
     closeSession(chatId: string): Promise<void>;
-    /** Keeps a copy of a file or image beside the chat; the returned reference goes into `ChatInput.attachments`. */
-    attach(chatId: string, name: string, mediaType: string, base64: string): Promise<ContentRef>;
+    /**
+     * Keeps a copy of a file or image beside the chat; the returned reference goes into `ChatInput.attachments`.
+     * With the send's options, an image for an agent that takes none is refused with `ImagesNotTaken` (its data names the agents that do).
+     */
+    attach(chatId: string, name: string, mediaType: string, base64: string, options?: ChatSendOptions): Promise<ContentRef>;
+    /**
+     * Edit and resend: the chat goes back to before the `turn`-th message the user wrote (from 0), the
+     * messages from there on are kept as a version (`History` tells every window), and `input` goes in its place.
+     */
+    editAndSend(chatId: string, turn: number, input: ChatInput, options: ChatSendOptions): Promise<string>;
+    /** Resets the chat to a question or an answer; the later messages are kept as a version to bring back. Refused while an answer is written. */
+    resetTo(chatId: string, position: TurnPosition): Promise<void>;
+    /** Brings back a replaced version (`ChatBranchView.id`); what it replaces becomes a version in turn. */
+    switchBranch(chatId: string, branchId: string): Promise<void>;
     /** What the next send would contain and cost: the token counter and the manifest popover. */
     estimate(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<ContextManifest | undefined>;
     /** Summarizes the chat through the compression roster into a new chat linked to this one; the original is kept. */
     summarize(chatId: string, options: ChatSendOptions): Promise<OpenedChat>;
+    /**
+     * Auto-compression: when the next send (`input`) would fill more than `percent` of the agent's context,
+     * the chat is first summarized into a new chat linked to this one that keeps the recent turns, and that
+     * chat is returned; undefined when the send fits. Stopped like summarize.
+     */
+    compressIfFull(chatId: string, input: ChatInput, options: ChatSendOptions, percent: number): Promise<OpenedChat | undefined>;
+    /** Stops this window's summary of the chat (summarize, compressIfFull): it rejects, the chat stays as it was and nothing is saved. */
+    cancelSummary(chatId: string): Promise<void>;
     /** The user undid or reapplied an edit in the view; the saved chat remembers it. */
     setEditState(chatId: string, editId: string, state: StoredFileEdit['state']): Promise<void>;
 
@@ -69,6 +90,10 @@ export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
     deleteChat(storage: ChatStorage, chatId: string): Promise<void>;
     /** The chat as Markdown. */
     exportChat(storage: ChatStorage, chatId: string): Promise<string>;
+    /** The chat in its saved format with its attachments, as JSON (Export as JSON). */
+    exportChatJson(storage: ChatStorage, chatId: string): Promise<string>;
+    /** A JSON export saved as a new chat of the storage: checked, attachments taken from the export itself, file edits not taken. */
+    importChat(storage: ChatStorage, json: string): Promise<ChatImport>;
 
     listAgents(workspacePath: string | undefined): Promise<AgentChoice[]>;
     listRoles(workspacePath: string | undefined): Promise<RoleChoice[]>;

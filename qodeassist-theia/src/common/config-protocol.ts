@@ -71,6 +71,8 @@ export interface ConfigOverview {
     modelOverrides: Record<string, string>;
     /** Where a new provider file goes. */
     projectFolder?: string;
+    /** The folders the view shows paths relative to: the workspace (label '') and the home folder (`~`). */
+    pathRoots?: Array<{ path: string; label: string }>;
     /** Whether the project layer is read (the workspace is trusted), and what is skipped while not. */
     projectTrust?: ProjectTrustState;
 }
@@ -94,6 +96,10 @@ export interface SetupPreset {
     keyVariable?: string;
     /** The key is already set where QodeAssist runs. */
     keyFound: boolean;
+    /** What a quick check found just now (only while the setup is needed): it answered, it did not, or it was not tried (no key). */
+    probe?: 'answered' | 'no-answer' | 'not-tried';
+    /** The chat's agent that just failed is on this preset's provider. */
+    failed?: boolean;
     /** Agents put first in each roster when the preset is chosen. */
     agents: Partial<Record<'chat' | 'completion' | 'refactor' | 'compression', string>>;
 }

@@ -1,11 +1,13 @@
-import { ChatFeature, ChatOwners, ChatStore, ContentRef, ContextManifest, QodeAssistRuntime, StoredFileEdit } from '@qodeassist/core';
+import { ChatFeature, ChatOwners, ChatStore, ContentRef, ContextManifest, ImagesNotTakenError, QodeAssistRuntime, StoredFileEdit } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { homedir } from 'node:os';
 import { ConfigurationProvider, QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
 import { EventCoalescer } from './event-coalescer';
+import { ImagesNotTaken } from '../common/images-not-taken';
 import {
-    AgentChoice, ChatEvent, ChatInput, ChatSendOptions, ChatSkillSettings, ChatStorage, OpenedChat, QodeAssistChatClient, QodeAssistChatService, RoleChoice, SkillChoice
+    AgentChoice, ChatEvent, ChatImport, ChatInput, ChatSendOptions, ChatSkillSettings, ChatStorage, OpenedChat, QodeAssistChatClient, QodeAssistChatService, RoleChoice, SkillChoice,
+    TurnPosition
 } from '../common/chat-protocol';
 
 /**
@@ -62,18 +64,46 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         return this.feature.retry(chatId, options);
     }
 
+    editAndSend(chatId: string, turn: number, input: ChatInput, options: ChatSendOptions): Promise<string> {
+        return this.feature.editAndSend(chatId, turn, input, options);
+    }
+
+    resetTo(chatId: string, position: TurnPosition): Promise<void> {
+        return this.feature.resetTo(chatId, position);
+    }
+
+    switchBranch(chatId: string, branchId: string): Promise<void> {
+        return this.feature.switchBranch(chatId, branchId);
+    }
+
     estimate(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<ContextManifest | undefined> {
         return this.feature.estimate(chatId, input, options);
     }
 
-    attach(chatId: string, name: string, mediaType: string, base64: string): Promise<ContentRef> {
-        return this.feature.attach(chatId, name, mediaType, Buffer.from(base64, 'base64'));
+    async attach(chatId: string, name: string, mediaType: string, base64: string, options?: ChatSendOptions): Promise<ContentRef> {
+        try {
+            return await this.feature.attach(chatId, name, mediaType, Buffer.from(base64, 'base64'), options);
+        } catch (error) {
+            throw error instanceof ImagesNotTakenError ? ImagesNotTaken(error.message, { agent: error.agent, imageAgents: [...error.imageAgents] }) : error;
+        }
     }
 
     async summarize(chatId: string, options: ChatSendOptions): Promise<OpenedChat> {
         const opened = await this.feature.summarize(chatId, options);
         this.closeOutbox(chatId);
         return opened;
+    }
+
+    async compressIfFull(chatId: string, input: ChatInput, options: ChatSendOptions, percent: number): Promise<OpenedChat | undefined> {
+        const opened = await this.feature.compressIfFull(chatId, input, options, percent);
+        if (opened) {
+            this.closeOutbox(chatId);
+        }
+        return opened;
+    }
+
+    async cancelSummary(chatId: string): Promise<void> {
+        this.feature.cancelSummary(chatId);
     }
 
     setEditState(chatId: string, editId: string, state: StoredFileEdit['state']): Promise<void> {
@@ -91,35 +121,43 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     }
 
     listChats(storage: ChatStorage): ReturnType<ChatStore['list']> {
-        return this.feature.list(storage);
+        return this.feature.library.list(storage);
     }
 
     renameChat(storage: ChatStorage, chatId: string, title: string): Promise<void> {
-        return this.feature.rename(storage, chatId, title);
+        return this.feature.library.rename(storage, chatId, title);
     }
 
     deleteChat(storage: ChatStorage, chatId: string): Promise<void> {
-        return this.feature.delete(storage, chatId);
+        return this.feature.library.delete(storage, chatId);
     }
 
     exportChat(storage: ChatStorage, chatId: string): Promise<string> {
-        return this.feature.exportMarkdown(storage, chatId);
+        return this.feature.library.exportMarkdown(storage, chatId);
+    }
+
+    exportChatJson(storage: ChatStorage, chatId: string): Promise<string> {
+        return this.feature.library.exportJson(storage, chatId);
+    }
+
+    importChat(storage: ChatStorage, json: string): Promise<ChatImport> {
+        return this.feature.library.importJson(storage, json);
     }
 
     async listAgents(workspacePath: string | undefined): Promise<AgentChoice[]> {
-        return this.feature.agents(workspacePath);
+        return this.feature.pickers.agents(workspacePath);
     }
 
     async listRoles(workspacePath: string | undefined): Promise<RoleChoice[]> {
-        return this.feature.roles(workspacePath);
+        return this.feature.pickers.roles(workspacePath);
     }
 
     async listSkills(workspacePath: string | undefined, settings?: ChatSkillSettings): Promise<SkillChoice[]> {
-        return this.feature.skills(workspacePath, settings);
+        return this.feature.pickers.skills(workspacePath, settings);
     }
 
     findFiles(workspacePath: string, query: string, options: { useGitignore: boolean }): Promise<string[]> {
-        return this.feature.findFiles(workspacePath, query, options);
+        return this.feature.pickers.findFiles(workspacePath, query, options);
     }
 
     /** Resolves when every pending save has been written, closed chats' included. */

@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import { ChainedSecretsStore, ConfigurationService, EnvironmentSecretsStore, FileSecretsStore } from '@qodeassist/core';
 import { ConfigFixture, FakeProviderServer, writeFakeAgents } from '@qodeassist/test';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { QodeAssistConfigServiceImpl } from './config-service-impl';
 
@@ -105,6 +106,23 @@ describe('QodeAssistConfigServiceImpl', () => {
         assert.equal((await service.setupState(fixture.workspace)).needed, false);
     });
 
+    it('Quick Setup: checks every preset that could answer now, and marks the one the chat\'s agent failed on', async () => {
+        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["ollama-chat"]\n');
+        // Nothing listens on port 9; the fake server plays LM Studio.
+        fixture.user_('providers/ollama.toml', 'schema_version = 1\nname = "ollama"\nclient_api = "ollama"\nurl = "http://127.0.0.1:9"\n');
+        fixture.user_('providers/llamacpp.toml', 'schema_version = 1\nname = "llamacpp"\nclient_api = "llamacpp"\nurl = "http://127.0.0.1:9"\n');
+        fixture.user_('providers/lmstudio.toml', `schema_version = 1\nname = "lmstudio"\nclient_api = "lmstudio"\nurl = "${server.url}/v1"\n`);
+        configuration.reload();
+        const state = await service.setupState(fixture.workspace);
+        assert.equal(state.needed, true);
+        assert.match(state.reason ?? '', /^ollama-chat: /);
+        assert.deepEqual(Object.fromEntries(state.presets.map(preset => [preset.id, preset.failed ? 'failed' : preset.probe])), {
+            ollama: 'failed', llamacpp: 'no-answer', lmstudio: 'answered',
+            claude: 'not-tried', openai: 'not-tried', gemini: 'not-tried', mistral: 'not-tried', deepseek: 'not-tried', openrouter: 'not-tried'
+        });
+        assert.ok(server.requests.some(request => request.method === 'GET' && request.path === '/v1/models'), 'LM Studio was asked for its models');
+    });
+
     it('keeps a model override in the user\'s agent_models.json, lists skills and the SKILL.md files it cannot use', async () => {
         await service.setModelOverride(fixture.workspace, 'fake-openai', 'other-model');
         assert.deepEqual(JSON.parse(readFileSync(join(fixture.user, 'agent_models.json'), 'utf8')), { 'fake-openai': 'other-model' });
@@ -117,6 +135,7 @@ describe('QodeAssistConfigServiceImpl', () => {
         fixture.project_('skills/tone/SKILL.md', '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
         fixture.project_('skills/Bad/SKILL.md', '---\nname: Bad\n---\nno description\n');
         const overview = await service.overview(fixture.workspace);
+        assert.deepEqual(overview.pathRoots, [{ path: fixture.workspace, label: '' }, { path: homedir(), label: '~' }], 'paths are shown relative to the workspace or under ~');
         assert.deepEqual(overview.skills.map(skill => [skill.name, skill.scope]), [['tone', 'project']]);
         assert.equal(overview.skillIssues.length, 1);
         assert.match(overview.skillIssues[0].path, /Bad\/SKILL\.md$/);

@@ -5,9 +5,10 @@ import {
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ChatSkillSettings } from '../common/chat-protocol';
-import { ConfigOverview, ProjectTrustState, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SetupChoice, SetupState } from '../common/config-protocol';
+import { ConfigOverview, ProjectTrustState, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SetupChoice, SetupPreset, SetupState } from '../common/config-protocol';
 import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
 import { SETUP_PRESETS } from './quick-setup';
 import { McpHubs } from './mcp-service-impl';
@@ -83,6 +84,8 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
             ...this.skillsOf(workspacePath, skills),
             modelOverrides: { ...configuration.modelOverrides },
             projectFolder: workspacePath ? join(workspacePath, '.qodeassist') : undefined,
+            // The user's own files (~/.qodeassist, ~/.claude) are shown under ~.
+            pathRoots: [...(workspacePath ? [{ path: workspacePath, label: '' }] : []), { path: homedir(), label: '~' }],
             projectTrust: await this.projectTrust(workspacePath)
         };
     }
@@ -239,10 +242,30 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         }));
         const agent = pickAgent(configuration, 'chat', {});
         if (!agent) {
-            return { needed: true, reason: 'No chat agent is configured.', presets };
+            return { needed: true, reason: 'No chat agent is configured.', presets: await this.probePresets(workspacePath, presets) };
         }
         const test = await this.testProvider(workspacePath, agent.provider.instance.name, 3_000);
-        return test.status === 'reachable' ? { needed: false, presets } : { needed: true, reason: `${agent.name}: ${test.message}`, presets };
+        return test.status === 'reachable'
+            ? { needed: false, presets }
+            : { needed: true, reason: `${agent.name}: ${test.message}`, presets: await this.probePresets(workspacePath, presets, agent.provider.instance.name) };
+    }
+
+    /**
+     * Asks every preset that could answer now (a local server, or a cloud API whose key is found)
+     * for its models, all at once and briefly: the card then offers the first one that answered,
+     * not the one that just failed.
+     */
+    private async probePresets(workspacePath: string | undefined, presets: SetupPreset[], failedProvider?: string): Promise<SetupPreset[]> {
+        return Promise.all(presets.map(async (preset): Promise<SetupPreset> => {
+            if (preset.provider === failedProvider) {
+                return { ...preset, failed: true };
+            }
+            if (!(preset.local || preset.keyFound)) {
+                return { ...preset, probe: 'not-tried' };
+            }
+            const test = await this.testProvider(workspacePath, preset.provider, 2_000);
+            return { ...preset, probe: test.status === 'reachable' ? 'answered' : 'no-answer' };
+        }));
     }
 
     async applySetup(workspacePath: string | undefined, choice: SetupChoice): Promise<ProviderTest> {
@@ -313,3 +336,4 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         this.client = undefined;
     }
 }
+

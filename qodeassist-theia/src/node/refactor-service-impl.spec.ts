@@ -153,6 +153,7 @@ describe('QodeAssistRefactorServiceImpl', () => {
         const auth = (await service.refactor(query())).error;
         assert.equal(auth?.category, 'Auth');
         assert.match(auth?.message ?? '', /key of provider "fake-openai-provider" is read from the environment variable \w+/);
+        assert.equal(auth?.provider, 'fake-openai-provider', 'the error names the provider whose key to set');
         server.enqueue({ kind: 'replay', recording: openAITextStreamRecording(['I cannot help with that.']) });
         const noCode = await service.refactor(query());
         assert.equal(noCode.error?.category, 'Provider');

@@ -1,6 +1,7 @@
 import { Page } from 'playwright-core';
 import { ChatPage, workspaceConfiguration } from '../e2e/chat-page';
 import { BrowserAppProcess } from '../e2e/browser-app-process';
+import { openNewChat } from '../e2e/chat-views';
 import { launchChromium } from '../e2e/chromium';
 import { runCommand, waitForTheiaShell } from '../e2e/theia-page';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
@@ -121,10 +122,7 @@ export async function measureChatRender(): Promise<ChatRenderResult> {
         let current = chat;
         for (let run = 0; run < RUNS; run++) {
             if (run > 0) {
-                // "New Chat" numbers its chats from 1; each widget's node carries its id.
-                await runCommand(page, 'QodeAssist: New Chat');
-                current = new ChatPage(page, `[id="qodeassist-chat:${run}"]`);
-                await current.input.waitFor({ state: 'visible', timeout: 10_000 });
+                current = await openNewChat(page);
                 await page.waitForTimeout(1_000);
             }
             await observe(page);

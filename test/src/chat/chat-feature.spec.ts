@@ -95,20 +95,26 @@ describe('ChatFeature over the fake provider', () => {
             { type: 'RequestStarted', requestId },
             {
                 type: 'Failed', requestId, error: {
-                    category: 'Auth',
+                    category: 'Auth', provider: 'fake-claude-provider',
                     message: 'Provider "fake-claude-provider" (agent "fake-claude") needs an API key. Set the environment variable FAKE_CLAUDE_API_KEY where QodeAssist runs, or store the key "fake_claude" in the configuration, then try again.'
                 }
             }
         ]);
         assert.equal(server.requests.length, 1, 'nothing was sent for the failed turn');
-        assert.deepEqual(feature.history(chatId), before);
+        // The message is kept with its failure (shown with Retry, saved); the failure itself is never sent.
+        assert.deepEqual(feature.history(chatId), [
+            ...before,
+            { role: 'user', blocks: [{ type: 'text', text: 'now with Claude' }] },
+            { role: 'assistant', blocks: [], ended: { reason: 'failed', error: { category: 'Auth', message: (eventsOf(chatId)[1] as { error: { message: string } }).error.message } } }
+        ]);
 
         server.enqueue({ kind: 'replay', recording: openAITextRecording('It was 42.') });
         await feature.send(chatId, input('what was it?'), {});
         assert.equal((await terminal(chatId, 2)).type, 'Finished');
         const sent = body(1).messages.filter((message: { role: string }) => message.role !== 'system').map((message: { content: unknown }) => JSON.stringify(message.content));
-        assert.equal(sent.length, 3, sent.join('\n'));
-        assert.match(sent.join('\n'), /remember 42[\s\S]*Noted\.[\s\S]*what was it\?/);
+        assert.equal(sent.length, 4, sent.join('\n'));
+        assert.match(sent.join('\n'), /remember 42[\s\S]*Noted\.[\s\S]*now with Claude[\s\S]*what was it\?/);
+        assert.doesNotMatch(sent.join('\n'), /needs an API key/);
     });
 
     it('estimates nothing while the chat is answering, and the next send once it is idle', async () => {
@@ -192,7 +198,9 @@ describe('ChatFeature over the fake provider', () => {
         assert.equal(eventsOf(chatId).length, forwarded, 'not even the Cancelled');
         const file = join(home, '.qodeassist', 'chats', `${chatId}.json`);
         assert.ok(existsSync(file), 'the last save completed');
-        assert.deepEqual((JSON.parse(readFileSync(file, 'utf8')) as StoredChat).history.map(message => message.blocks), [[{ type: 'text', text: 'long question' }]]);
+        const saved = (JSON.parse(readFileSync(file, 'utf8')) as StoredChat).history;
+        assert.deepEqual(saved.map(message => message.blocks), [[{ type: 'text', text: 'long question' }], []]);
+        assert.deepEqual(saved[1].ended, { reason: 'cancelled' }, 'the stopped answer is kept as stopped');
     });
 
     it('offers no tools with offerTools false, even to an agent that enables them (nor the skills catalog load_skill serves)', async () => {

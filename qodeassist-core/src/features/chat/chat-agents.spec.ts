@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Configuration, loadConfiguration } from '../../agents/agent-factory';
 import { defaultConfigRoots } from '../../config/config-layers';
 import { QodeAssistError } from '../../wire/error-info';
-import { agentChoices, chatAgentFor } from './chat-agents';
+import { agentChoices, chatAgentFor, checkImageFor, ImagesNotTakenError } from './chat-agents';
 
 describe('agentChoices and chatAgentFor: the agents a picker offers', () => {
     let user: string;
@@ -46,7 +46,7 @@ describe('agentChoices and chatAgentFor: the agents a picker offers', () => {
 
     it('names each choice\'s model and provider instance', () => {
         const listed = agentChoices(load(), 'chat').find(choice => choice.name === 'listed-marked');
-        assert.deepEqual(listed, { name: 'listed-marked', model: 'my-model', provider: 'openai', inRoster: true });
+        assert.deepEqual(listed, { name: 'listed-marked', model: 'my-model', provider: 'openai', inRoster: true, images: true });
     });
 
     it('does not offer a chat-protocol agent that is neither in the roster nor marked (a bundled completion or refactor agent)', () => {
@@ -116,5 +116,21 @@ describe('agentChoices and chatAgentFor: the agents a picker offers', () => {
             category: 'Config',
             message: 'No chat agent is available: the chat roster is empty or none of its agents fits this file. The configuration has 1 error(s); fix them first. Add an agent to [chat] in .qodeassist/agents/rosters.toml.'
         });
+    });
+
+    it('checkImageFor refuses an image for the chosen or the roster\'s agent when it takes none, naming the chat agents that do', () => {
+        rosters('[chat]\nagents = ["deepseek-chat", "claude-chat", "llamacpp-chat", "openai-chat"]');
+        const loaded = load();
+        for (const options of [{ agent: 'deepseek-chat' }, {}]) {
+            assert.throws(() => checkImageFor(loaded, options, 'diagram.png', 'image/png'), (error: unknown) => {
+                assert.ok(error instanceof ImagesNotTakenError);
+                assert.deepEqual([error.info.category, error.agent, error.imageAgents], ['Validation', 'deepseek-chat', ['claude-chat', 'openai-chat', 'alpha-marked', 'listed-marked', 'zeta-marked']]);
+                assert.match(error.message, /^deepseek-chat takes no images .* "diagram\.png" was not attached\. Switch to an agent that takes images \(claude-chat, openai-chat, alpha-marked, listed-marked and 1 more\) in the agent picker, then attach it again\.$/);
+                return true;
+            });
+        }
+        assert.doesNotThrow(() => checkImageFor(loaded, { agent: 'deepseek-chat' }, 'notes.md', 'text/markdown'), 'a text file goes to any agent');
+        assert.doesNotThrow(() => checkImageFor(loaded, { agent: 'claude-chat' }, 'diagram.png', 'image/png'));
+        assert.doesNotThrow(() => checkImageFor(loaded, { agent: 'nobody' }, 'diagram.png', 'image/png'), 'no such agent: the send says so');
     });
 });

@@ -22,7 +22,9 @@ export function agentChoices(configuration: Configuration, pipeline: Pipeline, o
     const marked = [...configuration.agents.values()]
         .filter(agent => !inRoster.has(agent.name) && CHAT_PROTOCOLS.has(agent.protocol) && (others === 'all' || agent.pipelines.includes(pipeline)))
         .sort((a, b) => a.name.localeCompare(b.name));
-    const choice = (agent: ResolvedAgent, listedHere: boolean): AgentChoice => ({ name: agent.name, model: agent.model, provider: agent.provider.instance.name, inRoster: listedHere });
+    const choice = (agent: ResolvedAgent, listedHere: boolean): AgentChoice => ({
+        name: agent.name, model: agent.model, provider: agent.provider.instance.name, inRoster: listedHere, images: agent.images
+    });
     return [...listed.map(agent => choice(agent, true)), ...marked.map(agent => choice(agent, false))];
 }
 
@@ -41,4 +43,40 @@ export function chatAgentFor(configuration: Configuration, options: { agent?: st
             ? `There is no agent named "${options.agent}". Pick another in the chat's agent picker or the QodeAssist settings (qodeassist.chat.agent).`
             : `No chat agent is available: the chat roster is empty or none of its agents fits this file.${errors ? ` The configuration has ${errors} error(s); fix them first.` : ''} Add an agent to [chat] in .qodeassist/agents/rosters.toml.`
     });
+}
+
+/** How many agents that take images a refusal names; the picker lists them all. */
+const NAMED_IMAGE_AGENTS = 4;
+
+/**
+ * An image attached for an agent that takes none: refused at once, naming the agent and the chat
+ * agents that take images (the window offers to switch to them), so it is never dropped in silence.
+ */
+export class ImagesNotTakenError extends QodeAssistError {
+    constructor(readonly agent: string, readonly imageAgents: readonly string[], image: string) {
+        const named = imageAgents.slice(0, NAMED_IMAGE_AGENTS).join(', ');
+        const more = imageAgents.length > NAMED_IMAGE_AGENTS ? ` and ${imageAgents.length - NAMED_IMAGE_AGENTS} more` : '';
+        super({
+            category: 'Validation',
+            message: `${agent} takes no images (its request template sends text only, or its file says images = false), so "${image}" was not attached. `
+                + (imageAgents.length > 0
+                    ? `Switch to an agent that takes images (${named}${more}) in the agent picker, then attach it again.`
+                    : 'None of the chat agents takes images: add images to an agent\'s messages template (see the README, "Images"), or describe the image in words.')
+        });
+        this.name = 'ImagesNotTakenError';
+    }
+}
+
+/**
+ * Refuses an image for the agent a turn with these options would go to, when that agent takes none.
+ * Any other file passes, and so does an image while no agent fits (the send says what to set up).
+ */
+export function checkImageFor(configuration: Configuration, options: { agent?: string; file?: string; project?: string }, name: string, mediaType: string): void {
+    if (!mediaType.startsWith('image/')) {
+        return;
+    }
+    const agent = options.agent ? configuration.agents.get(options.agent) : pickAgent(configuration, 'chat', { file: options.file, project: options.project });
+    if (agent && !agent.images) {
+        throw new ImagesNotTakenError(agent.name, agentChoices(configuration, 'chat').filter(choice => choice.images).map(choice => choice.name), name);
+    }
 }

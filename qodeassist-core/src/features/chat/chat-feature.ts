@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { ResolvedAgent } from '../../agents/agent-factory';
-import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
-import { compressWithRoster } from '../../agents/roster-compression';
+import { ConfigurationProvider } from '../../agents/configuration-service';
 import { ContextManifest } from '../../context/context-manifest';
 import { ContentRef, HistoryMessage } from '../../context/conversation-history';
-import { ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
+import { ChatStore, StoredFileEdit } from '../../session/chat-store';
 import { isTerminal, SessionEvent } from '../../session/session-events';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
-import { findFiles } from '../../tools/file-tools';
-import { WorkspaceFiles } from '../../tools/workspace-files';
 import { QodeAssistError, toErrorInfo } from '../../wire/error-info';
-import { agentChoices } from './chat-agents';
-import { ChatTurnContext, explainAuthFailure, prepareTurn, turnBlocks } from './chat-turn';
+import { checkImageFor } from './chat-agents';
+import { chatEventOf, ChatTurnContext, endingOf, keptError, prepareTurn, recordableBlocks, turnBlocks } from './chat-turn';
+import { branching, branchOff, BranchingChat, branchViews, cutAfter, indexOfTurn, switchToBranch } from './chat-branches';
 import {
-    AgentChoice, ATTACHMENT_LIMITS, ChatEvent, ChatHost, ChatInput, ChatStorage, ChatTurnOptions, editIdOf, OpenedChat, RoleChoice, SkillChoice
+    ATTACHMENT_LIMITS, ChatEvent, ChatHost, ChatInput, ChatStorage, ChatTurnOptions, OpenedChat, TurnPosition
 } from './chat-types';
 import { ChatOwners } from './chat-owners';
+import { compressionDue, summarizeChat, SummaryRuns } from './chat-summary';
+import { ChatLibrary, defaultChatStore } from './chat-library';
+import { ChatPickers } from './chat-pickers';
 import { ChatViewer, OpenChat } from './open-chat';
 
 export interface ChatFeatureOptions {
@@ -43,7 +43,13 @@ export class ChatFeature {
     /** The chats this window shows. */
     private readonly chats = new Map<string, OpenChat>();
     private readonly owners: ChatOwners;
+    /** The saved chats: History's list, rename, delete, export and import. */
+    readonly library: ChatLibrary;
+    /** What the composer offers: agents, roles, skills, files to mention. */
+    readonly pickers: ChatPickers;
     private readonly turns: ChatTurnContext;
+    /** The summaries this window is making: Stop (cancelSummary), closing the chat or the window stops them. */
+    private readonly summaries = new SummaryRuns();
     /** This window as the chats it shows know it. */
     private readonly viewer: ChatViewer = {
         onEvents: (chatId, events) => this.host?.onEvents(chatId, events),
@@ -72,6 +78,8 @@ export class ChatFeature {
                 }
             }
         });
+        this.library = new ChatLibrary(this.owners, storage => this.storeFor(storage));
+        this.pickers = new ChatPickers(options.configurations, options.runtime);
         this.turns = {
             runtime: options.runtime, configurations: options.configurations, host: () => this.host,
             listener: (chat, agent) => events => this.forward(chat, agent, events)
@@ -107,7 +115,8 @@ export class ChatFeature {
             const chat = this.owners.find(store, chatId);
             if (chat) {
                 this.show(chat);
-                return { chatId, ...chat.view() };
+                const view = chat.view();
+                return { chatId, ...view, branches: branchViews(view.chat?.history ?? [], chat.record.branches ?? []) };
             }
             return undefined;
         };
@@ -125,7 +134,7 @@ export class ChatFeature {
         const chat = OpenChat.fromStored(store, stored, original, state);
         this.owners.add(chat);
         this.show(chat);
-        return { chatId, chat: stored };
+        return { chatId, chat: stored, branches: branchViews(stored.history, stored.branches ?? []) };
     }
 
     /**
@@ -134,6 +143,25 @@ export class ChatFeature {
      * `Queued`). A turn that could not start is reported to the sender as a failed request.
      */
     async send(chatId: string, input: ChatInput, options: ChatTurnOptions): Promise<string> {
+        return this.sendWith(chatId, input, options);
+    }
+
+    /**
+     * Edit and resend: the chat goes back to just before the `turn`-th message the user wrote
+     * (counted from 0), the messages from there on are kept as a version the user can bring back,
+     * and `input` is sent in its place. Waits for a running answer like a send.
+     */
+    async editAndSend(chatId: string, turn: number, input: ChatInput, options: ChatTurnOptions): Promise<string> {
+        return this.sendWith(chatId, input, options, chat => {
+            const at = indexOfTurn(chat.history, turn);
+            if (at === undefined) {
+                throw new QodeAssistError({ category: 'Validation', message: `The chat has no message ${turn + 1} to edit; it changed meanwhile. Send the text as a new message.` });
+            }
+            this.rewrite(chat, branchOff(branching(chat), at, 'edit'));
+        });
+    }
+
+    private async sendWith(chatId: string, input: ChatInput, options: ChatTurnOptions, rewrite?: (chat: OpenChat) => void): Promise<string> {
         const chat = this.chatFor(chatId);
         return chat.exclusive(async () => {
             try {
@@ -145,6 +173,7 @@ export class ChatFeature {
                 const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
                 const blocks = turnBlocks(chat, input, skills);
                 this.stillShown(chat);
+                rewrite?.(chat);
                 chat.announce = { turnId: input.turnId };
                 chat.sender = this.viewer;
                 const requestId = await session.send(blocks, policy);
@@ -153,7 +182,7 @@ export class ChatFeature {
                 this.owners.save(chat);
                 return requestId;
             } catch (error) {
-                return this.failedToStart(chatId, error, input.turnId);
+                return this.failedToStart(chat, error, input);
             } finally {
                 chat.announce = undefined;
             }
@@ -161,8 +190,9 @@ export class ChatFeature {
     }
 
     /**
-     * Asks again for the answer to the last user message: what follows it (an interrupted, failed
-     * or finished answer) leaves the conversation, every window is told (`History`), and the request starts.
+     * Asks again for the answer to the last user message (Retry, Regenerate): what follows it leaves
+     * the conversation — a finished answer is kept as a version to bring back —, every window is
+     * told (`History`), and the request starts.
      */
     async retry(chatId: string, options: ChatTurnOptions): Promise<string> {
         const chat = this.chatFor(chatId);
@@ -178,13 +208,13 @@ export class ChatFeature {
                 }
                 this.stillShown(chat);
                 chat.sender = this.viewer;
-                session.restore(history.slice(0, last + 1));
-                this.owners.broadcast(chat, [{ type: 'History', history: [...session.history], edits: structuredClone(chat.record.edits) }]);
+                // A finished answer asked again is kept as a version to bring back; a failed or stopped one is not.
+                this.rewrite(chat, branchOff(branching(chat), last + 1, 'regenerate'));
                 const requestId = await session.send([], policy);
                 this.owners.save(chat);
                 return requestId;
             } catch (error) {
-                return this.failedToStart(chatId, error);
+                return this.failedToStart(chat, error);
             }
         });
     }
@@ -208,9 +238,28 @@ export class ChatFeature {
         });
     }
 
-    /** Keeps a copy of a file or image beside the chat, within the attachment limits. */
-    async attach(chatId: string, name: string, mediaType: string, bytes: Buffer): Promise<ContentRef> {
+    /**
+     * Resets the chat to a message: it ends with that question (its answer goes) or that answer
+     * (the later messages go). What goes is kept as a version the user can bring back.
+     */
+    async resetTo(chatId: string, position: TurnPosition): Promise<void> {
+        await this.idleRewrite(chatId, chat => branchOff(branching(chat), cutAfter(chat.history, position), 'reset'));
+    }
+
+    /** Brings back a replaced version of the chat; what it replaces is kept as a version in turn. */
+    async switchBranch(chatId: string, branchId: string): Promise<void> {
+        await this.idleRewrite(chatId, chat => switchToBranch(branching(chat), branchId));
+    }
+
+    /**
+     * Keeps a copy of a file or image beside the chat, within the attachment limits. With the turn's
+     * options, an image for an agent that takes none is refused at once (ImagesNotTakenError names the agents that do).
+     */
+    async attach(chatId: string, name: string, mediaType: string, bytes: Buffer, options?: ChatTurnOptions): Promise<ContentRef> {
         const chat = this.chatFor(chatId);
+        if (options) {
+            checkImageFor(this.options.configurations.forWorkspace(options.workspacePath).current, options, name, mediaType);
+        }
         const image = mediaType.startsWith('image/');
         const limit = image ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.textBytes;
         if (bytes.length > limit) {
@@ -225,32 +274,31 @@ export class ChatFeature {
         return chat.store.storeAttachment(chat.id, name, mediaType, bytes);
     }
 
-    /** Summarizes the chat through the compression roster into a new chat linked to this one; the original is kept. */
-    async summarize(chatId: string, options: ChatTurnOptions): Promise<OpenedChat> {
-        const chat = this.chatFor(chatId);
-        const history = chat.history;
-        const configurationService = this.options.configurations.forWorkspace(options.workspacePath);
-        await chat.session?.cancel();
-        await chat.saving;
-        const result = await compressWithRoster(history, {
-            configuration: configurationService.current, sessions: this.options.runtime.sessions(configurationService), estimator: this.options.runtime.estimator,
-            compressedFrom: chatId, routing: { file: options.file, project: options.project }
-        });
-        const id = randomUUID();
-        const now = new Date().toISOString();
-        const stored: StoredChat = {
-            version: CHAT_FILE_VERSION, id, title: `Summary: ${chat.record.title ?? titleOf(history)}`, createdAt: now, updatedAt: now,
-            agent: chat.record.agent, role: chat.record.role, history: result.history, edits: {}, compressedFrom: chatId
-        };
-        const outcome = await chat.store.saveOver(stored, { revision: 0 });
-        if ('conflict' in outcome) {
-            throw new QodeAssistError({ category: 'Config', message: `The summary could not be saved: ${outcome.conflict}.` });
+    /**
+     * Summarizes the chat through the compression roster into a new chat linked to this one; the
+     * original is kept. Stopped (cancelSummary) or failed, it leaves the chat as it was and writes nothing.
+     */
+    summarize(chatId: string, options: ChatTurnOptions): Promise<OpenedChat> {
+        return this.summaries.run(chatId, signal => this.summarizeInto(this.chatFor(chatId), options, { signal }));
+    }
+
+    /**
+     * Auto-compression: before a send that would fill more than `percent` of the agent's budget, the
+     * chat is summarized into a new one that keeps its recent turns; undefined when the send fits. Stoppable like summarize.
+     */
+    async compressIfFull(chatId: string, input: ChatInput, options: ChatTurnOptions, percent: number): Promise<OpenedChat | undefined> {
+        if (!(percent > 0)) {
+            return undefined;
         }
-        const summary = OpenChat.fromStored(chat.store, stored, [...history], outcome.saved);
-        this.owners.add(summary);
-        this.show(summary);
-        await this.close(chatId);
-        return { chatId: id, chat: stored };
+        return this.summaries.run(chatId, async signal => {
+            const due = compressionDue(await this.estimate(chatId, input, options), percent);
+            return due && this.summarizeInto(this.chatFor(chatId), options, { signal, ...due });
+        });
+    }
+
+    /** Stops this window's summary of the chat, if one is being made: the chat stays as it was. */
+    cancelSummary(chatId: string): void {
+        this.summaries.stop(chatId);
     }
 
     /** The user undid or reapplied an edit; the saved chat remembers it. */
@@ -280,6 +328,7 @@ export class ChatFeature {
 
     /** This window stops showing the chat; when no window shows it any more, what it is doing is cancelled and it is forgotten here (its last save still completes). */
     async close(chatId: string): Promise<void> {
+        this.summaries.stop(chatId);
         const chat = this.chats.get(chatId);
         this.chats.delete(chatId);
         if (!chat) {
@@ -288,55 +337,6 @@ export class ChatFeature {
         chat.viewers.delete(this.viewer);
         await this.owners.release(chat);
         await chat.saving;
-    }
-
-    list(storage: ChatStorage): ReturnType<ChatStore['list']> {
-        return this.storeFor(storage).list();
-    }
-
-    async rename(storage: ChatStorage, chatId: string, title: string): Promise<void> {
-        const store = this.storeFor(storage);
-        const open = this.owners.find(store, chatId);
-        if (!open) {
-            await store.rename(chatId, title);
-            return;
-        }
-        // An open chat is saved only by its owner, so a save under way cannot undo the rename.
-        open.record.title = chatTitle(title);
-        this.owners.save(open);
-        await open.saving;
-    }
-
-    async delete(storage: ChatStorage, chatId: string): Promise<void> {
-        if (this.owners.find(this.storeFor(storage), chatId)) {
-            throw new QodeAssistError({ category: 'Validation', message: 'This chat is open in a window; close its view before deleting it.' });
-        }
-        await this.storeFor(storage).delete(chatId);
-    }
-
-    async exportMarkdown(storage: ChatStorage, chatId: string): Promise<string> {
-        return chatToMarkdown(await this.storeFor(storage).load(chatId));
-    }
-
-    /** The chat picker's agents: the chat roster in order, then the agents marked for chat. */
-    agents(workspacePath: string | undefined): AgentChoice[] {
-        return agentChoices(this.options.configurations.forWorkspace(workspacePath).current, 'chat');
-    }
-
-    roles(workspacePath: string | undefined): RoleChoice[] {
-        const configuration = this.options.configurations.forWorkspace(workspacePath).current;
-        return [...configuration.roles.values()].map(role => ({ id: role.id, name: role.name, description: role.description ?? '' }));
-    }
-
-    skills(workspacePath: string | undefined, settings?: ChatTurnOptions['skills']): SkillChoice[] {
-        const engine = this.options.runtime.skillsFor(workspacePath, settings, isProjectLayerLoaded(this.options.configurations, workspacePath));
-        return (engine?.all ?? []).map(skill => ({ name: skill.name, description: skill.description }));
-    }
-
-    /** Workspace files matching an @-mention query (ignore rules applied), workspace-relative. */
-    async findFiles(workspacePath: string, query: string, options: { useGitignore: boolean }): Promise<string[]> {
-        const files = new WorkspaceFiles([workspacePath], { useGitignore: options.useGitignore });
-        return (await findFiles({ files }, query, 30)).map(file => file.relative);
     }
 
     /** Resolves when every pending save has been written, closed chats' included. */
@@ -350,6 +350,7 @@ export class ChatFeature {
      */
     dispose(): void {
         this.stopLaunchStatus();
+        this.summaries.stopAll();
         for (const chat of this.chats.values()) {
             chat.viewers.delete(this.viewer);
             if (chat.live && chat.sender === this.viewer) {
@@ -360,6 +361,21 @@ export class ChatFeature {
         }
         this.chats.clear();
         this.host = undefined;
+    }
+
+    /** The summary replaces the chat in this window; the original stays saved. */
+    private async summarizeInto(chat: OpenChat, options: ChatTurnOptions, run: { signal: AbortSignal; keepRecentTokens?: number }): Promise<OpenedChat> {
+        if (chat.live && chat.sender !== this.viewer) {
+            // Never at the cost of an answer another window is waiting for.
+            throw new QodeAssistError({ category: 'Validation', message: 'An answer another window asked for is being written in this chat; summarize once it has ended.' });
+        }
+        await chat.session?.cancel();
+        await chat.saving;
+        const { summary, stored } = await summarizeChat(this.options, chat, options, run);
+        this.owners.add(summary);
+        this.show(summary);
+        await this.close(chat.id);
+        return { chatId: summary.id, chat: stored };
     }
 
     private show(chat: OpenChat): void {
@@ -392,9 +408,43 @@ export class ChatFeature {
         }
     }
 
-    /** Nothing was sent: the sender sees it as a failed request, like any other, ending its turn. */
-    private failedToStart(chatId: string, error: unknown, turnId?: string): string {
-        return this.endedUnsent(chatId, turnId, requestId => ({ type: 'Failed', requestId, error: toErrorInfo(error) }));
+    /**
+     * Nothing was sent: the sender sees it as a failed request, like any other, ending its turn.
+     * The message is kept in the chat with the failure, as a failed answer is (Retry asks again).
+     */
+    private failedToStart(chat: OpenChat, error: unknown, input?: ChatInput): string {
+        const info = toErrorInfo(error);
+        const requestId = this.endedUnsent(chat.id, input?.turnId, id => ({ type: 'Failed', requestId: id, error: info }));
+        const blocks = input ? recordableBlocks(chat, input) : [];
+        if (blocks.length > 0 && !chat.live && chat.viewers.has(this.viewer) && this.owners.find(chat.store, chat.id) === chat) {
+            chat.append({ role: 'user', blocks });
+            chat.append({ role: 'assistant', blocks: [], ended: { reason: 'failed', error: keptError(info) } });
+            this.owners.broadcast(chat, [chat.historyEvent()]);
+            this.owners.save(chat);
+        }
+        return requestId;
+    }
+
+    /** The chat's history, edits and versions replaced; every window is told. */
+    private rewrite(chat: OpenChat, next: BranchingChat): void {
+        chat.replaceHistory(next.history);
+        chat.record.edits = next.edits;
+        chat.record.branches = next.branches;
+        this.owners.broadcast(chat, [chat.historyEvent()]);
+    }
+
+    /** A rewrite while no answer is being written (one is: stop it first), saved before it resolves. */
+    private async idleRewrite(chatId: string, next: (chat: OpenChat) => BranchingChat): Promise<void> {
+        const chat = this.chatFor(chatId);
+        await chat.exclusive(async () => {
+            if (chat.live || chat.session?.busy) {
+                throw new QodeAssistError({ category: 'Validation', message: 'An answer is being written in this chat; stop it or let it finish, then try again.' });
+            }
+            this.stillShown(chat);
+            this.rewrite(chat, next(chat));
+            this.owners.save(chat);
+        });
+        await chat.saving;
     }
 
     /** A turn that never went ends for its sender only: a request of its own, started and ended at once (its turn named, so the view ends that turn). */
@@ -417,7 +467,7 @@ export class ChatFeature {
                 }
                 chat.announce = undefined;
             }
-            const forwarded = this.numbered(chat, agent, event);
+            const forwarded = chatEventOf(chat, agent, event);
             told.push(forwarded);
             kept.push(forwarded);
         }
@@ -428,6 +478,11 @@ export class ChatFeature {
         } finally {
             // Whatever a window did with the events, a request that ended lets the next one go.
             if (terminal) {
+                const ending = endingOf(kept);
+                if (ending && chat.live) {
+                    // A failed or stopped answer stays in the chat, with what had arrived of it.
+                    chat.append(chat.unfinishedAnswer(ending));
+                }
                 chat.end();
                 this.owners.save(chat);
             } else if (chat.live) {
@@ -436,24 +491,8 @@ export class ChatFeature {
         }
     }
 
-    /** A file edit's result names the key the chat keeps it under; an Auth failure where the key comes from. */
-    private numbered(chat: OpenChat, agent: ResolvedAgent, event: SessionEvent): ChatEvent {
-        if (event.type !== 'ToolResult' || !event.fileEdit) {
-            return explainAuthFailure(agent, event);
-        }
-        // The round's results join the history after this event: count the earlier ones with this id.
-        const earlier = chat.history.reduce((sum, message) => sum + message.blocks.filter(block => block.type === 'tool_result' && block.toolUseId === event.callId).length, 0);
-        const editId = editIdOf(event.callId, earlier);
-        chat.record.edits[editId] = { ...event.fileEdit, state: 'applied' };
-        return { ...event, editId };
-    }
-
     private storeFor(storage: ChatStorage): ChatStore {
-        if (this.options.storeFor) {
-            return this.options.storeFor(storage);
-        }
-        const root = storage.location === 'workspace' && storage.workspacePath ? storage.workspacePath : this.options.userHome;
-        return new ChatStore(join(root, '.qodeassist', 'chats'));
+        return this.options.storeFor?.(storage) ?? defaultChatStore(storage, this.options.userHome);
     }
 
     private chatFor(chatId: string): OpenChat {

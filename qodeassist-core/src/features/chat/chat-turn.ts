@@ -3,17 +3,17 @@ import { isAbsolute, relative } from 'node:path';
 import { explainAuthError } from '../../agents/agent-request';
 import { ResolvedAgent } from '../../agents/agent-factory';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
-import { HistoryBlock } from '../../context/conversation-history';
+import { AnswerEnding, HistoryBlock } from '../../context/conversation-history';
 import { ENV_PROJECT_LAYER } from '../../context/env-block';
 import { Session, ToolPolicy } from '../../session/session';
 import { SessionEvent } from '../../session/session-events';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { SkillsEngine } from '../../skills/skills-engine';
 import { ToolKitExecutor } from '../../tools/toolkit';
-import { QodeAssistError } from '../../wire/error-info';
+import { ErrorInfo, QodeAssistError } from '../../wire/error-info';
 import { chatAgentFor } from './chat-agents';
 import { chatEnvironment } from './chat-environment';
-import { ChatHost, ChatInput, ChatTurnOptions } from './chat-types';
+import { ChatEvent, ChatHost, ChatInput, ChatTurnOptions, editIdOf } from './chat-types';
 import { OpenChat } from './open-chat';
 
 /** The pinned block naming the file in focus (the environment block's file line). */
@@ -102,6 +102,17 @@ export function turnBlocks(chat: OpenChat, input: ChatInput, skills: SkillsEngin
     return [...attached, ...typed];
 }
 
+/**
+ * A message that could not go, as the chat keeps it with its failure: its text and the
+ * attachments that are the chat's own (nothing is checked or invoked; Retry sends it properly).
+ */
+export function recordableBlocks(chat: OpenChat, input: ChatInput): HistoryBlock[] {
+    const attached = input.attachments.filter(ref => chat.store.ownsAttachment(chat.id, ref.path))
+        .map((ref): HistoryBlock => ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref });
+    const text = input.text.trim();
+    return [...attached, ...text ? [{ type: 'text' as const, text }] : []];
+}
+
 /** A failure as the chat shows it: an Auth error names where the key is read from. */
 export function explainAuthFailure(agent: ResolvedAgent, event: SessionEvent): SessionEvent {
     return event.type === 'Failed' ? { ...event, error: explainAuthError(agent, event.error) } : event;
@@ -148,4 +159,37 @@ function toolsFor(context: ChatTurnContext, chat: OpenChat, workspace: string, o
         chat.tools.set(host, tools);
     }
     return tools.executor;
+}
+
+/** How a request that did not finish ended, from its terminal event (undefined when it finished). */
+export function endingOf(events: readonly ChatEvent[]): AnswerEnding | undefined {
+    for (const event of events) {
+        if (event.type === 'Failed') {
+            return { reason: 'failed', error: keptError(event.error) };
+        }
+        if (event.type === 'Cancelled') {
+            return { reason: 'cancelled' };
+        }
+    }
+    return undefined;
+}
+
+/** The part of an error a chat keeps with a failed answer. */
+export function keptError(error: ErrorInfo): Extract<AnswerEnding, { reason: 'failed' }>['error'] {
+    return {
+        category: error.category, message: error.message,
+        ...error.providerDetail !== undefined ? { providerDetail: error.providerDetail } : {}, ...error.status !== undefined ? { status: error.status } : {}
+    };
+}
+
+/** A file edit's result names the key the chat keeps it under; an Auth failure where the key comes from. */
+export function chatEventOf(chat: OpenChat, agent: ResolvedAgent, event: SessionEvent): ChatEvent {
+    if (event.type !== 'ToolResult' || !event.fileEdit) {
+        return explainAuthFailure(agent, event);
+    }
+    // The round's results join the history after this event: count the earlier ones with this id.
+    const earlier = chat.history.reduce((sum, message) => sum + message.blocks.filter(block => block.type === 'tool_result' && block.toolUseId === event.callId).length, 0);
+    const editId = editIdOf(event.callId, earlier);
+    chat.record.edits[editId] = { ...event.fileEdit, state: 'applied' };
+    return { ...event, editId };
 }

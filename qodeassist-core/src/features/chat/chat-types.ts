@@ -1,6 +1,6 @@
 import { ContentRef, HistoryMessage } from '../../context/conversation-history';
 import { SessionEvent } from '../../session/session-events';
-import { StoredChat, StoredFileEdit } from '../../session/chat-store';
+import { ChatBranch, StoredChat, StoredFileEdit } from '../../session/chat-store';
 import { SkillSettings, ToolHost, ToolSettings } from '../../runtime/tool-kit';
 
 /** A session event as the chat forwards it: the result of a file edit names the key the chat keeps that edit under. */
@@ -31,6 +31,8 @@ export interface HistoryEvent {
     type: 'History';
     history: HistoryMessage[];
     edits: Record<string, StoredFileEdit>;
+    /** The replaced versions a view can offer to bring back. */
+    branches: ChatBranchView[];
 }
 
 /**
@@ -104,6 +106,8 @@ export interface OpenedChat {
     chat?: StoredChat;
     /** The request running in the chat now, and its events so far; later events follow as usual. */
     live?: { requestId: string; events: ChatEvent[] };
+    /** The replaced versions a view can offer to bring back (set with `chat`). */
+    branches?: ChatBranchView[];
 }
 
 export interface AgentChoice {
@@ -112,6 +116,8 @@ export interface AgentChoice {
     provider: string;
     /** Listed in the roster of the feature asking (the default choice goes through it). */
     inRoster: boolean;
+    /** Takes images: its request template carries image blocks and its file does not say `images = false`. */
+    images: boolean;
 }
 
 export interface RoleChoice {
@@ -130,4 +136,25 @@ export interface ChatHost extends ToolHost {
     onEvents(chatId: string, events: ChatEvent[]): void;
     /** Something the user should know about a chat that is not a request's outcome (e.g. it could not be saved). */
     onNotice(chatId: string, message: string): void;
+}
+
+/**
+ * A replaced part of the chat as a view offers it: on the question or the answer of the
+ * `turn`-th message the user wrote (counted from 0, tool rounds' results not counted).
+ */
+export interface ChatBranchView {
+    id: string;
+    turn: number;
+    part: 'question' | 'answer';
+    reason: ChatBranch['reason'];
+    createdAt: string;
+    /** Its first message's text, shortened. */
+    preview: string;
+    messages: number;
+}
+
+/** The part of the chat a position names: the question or the answer of a turn. */
+export interface TurnPosition {
+    turn: number;
+    part: 'question' | 'answer';
 }

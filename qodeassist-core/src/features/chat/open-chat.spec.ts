@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { ChatStore } from '../../session/chat-store';
-import { OpenChat, sendableHistory } from './open-chat';
+import { OpenChat } from './open-chat';
 
 describe('OpenChat.exclusive', () => {
     const chat = () => new OpenChat('c1', new ChatStore('/nonexistent/chats'), { createdAt: '2026-01-01T00:00:00Z', edits: {} });
@@ -85,20 +85,5 @@ describe('OpenChat while an answer streams', () => {
         chat.end();
         await waiting;
         assert.equal(resolved, true);
-    });
-});
-
-describe('sendableHistory', () => {
-    it('sends an interrupted answer\'s text only, and leaves out one with no text', () => {
-        assert.deepEqual(sendableHistory([
-            { role: 'user', blocks: [{ type: 'text', text: 'a' }] },
-            { role: 'assistant', blocks: [{ type: 'thinking', text: 'half' }, { type: 'tool_use', id: 't', name: 'x', input: {} }, { type: 'text', text: 'partial' }], interrupted: true },
-            { role: 'user', blocks: [{ type: 'text', text: 'b' }] },
-            { role: 'assistant', blocks: [{ type: 'thinking', text: 'only thinking' }], interrupted: true }
-        ]), [
-            { role: 'user', blocks: [{ type: 'text', text: 'a' }] },
-            { role: 'assistant', blocks: [{ type: 'text', text: 'partial' }], interrupted: true },
-            { role: 'user', blocks: [{ type: 'text', text: 'b' }] }
-        ]);
     });
 });

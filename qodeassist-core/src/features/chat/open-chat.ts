@@ -1,8 +1,9 @@
-import { HistoryBlock, HistoryMessage } from '../../context/conversation-history';
-import { ChatFileState, ChatStore, CHAT_FILE_VERSION, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
+import { AnswerEnding, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
+import { ChatBranch, ChatFileState, ChatStore, CHAT_FILE_VERSION, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
 import { Session } from '../../session/session';
 import { ToolKitExecutor } from '../../tools/toolkit';
-import { ChatEvent, ChatHost } from './chat-types';
+import { branchViews } from './chat-branches';
+import { ChatEvent, ChatHost, HistoryEvent } from './chat-types';
 
 /** What the saved file holds about a chat besides the session's history. */
 export interface ChatRecord {
@@ -12,6 +13,8 @@ export interface ChatRecord {
     role?: string;
     edits: Record<string, StoredFileEdit>;
     compressedFrom?: string;
+    /** The parts of the chat the user replaced, kept to be brought back. */
+    branches?: ChatBranch[];
 }
 
 /** A window (or the bench) showing a chat: where its events and notices go. */
@@ -85,8 +88,9 @@ export class OpenChat {
 
     static fromStored(store: ChatStore, stored: StoredChat, original?: readonly HistoryMessage[], file?: ChatFileState): OpenChat {
         return new OpenChat(stored.id, store, {
-            title: stored.title, createdAt: stored.createdAt, agent: stored.agent, role: stored.role, edits: stored.edits, compressedFrom: stored.compressedFrom
-        }, sendableHistory(stored.history), original, file ?? { revision: stored.revision ?? 0 });
+            title: stored.title, createdAt: stored.createdAt, agent: stored.agent, role: stored.role, edits: stored.edits, compressedFrom: stored.compressedFrom,
+            branches: stored.branches
+        }, stored.history, original, file ?? { revision: stored.revision ?? 0 });
     }
 
     /** Runs `work` after the chat's earlier preparations ended, whatever their outcome. */
@@ -103,6 +107,29 @@ export class OpenChat {
 
     get history(): readonly HistoryMessage[] {
         return this.session?.history ?? this.seed;
+    }
+
+    /** The history replaced while no request runs (an edit, a reset, a version brought back, a retry). */
+    replaceHistory(history: readonly HistoryMessage[]): void {
+        if (this.session) {
+            this.session.restore(history);
+        } else {
+            this.seed = [...history];
+        }
+    }
+
+    /** A message added after the last request ended: how an answer that did not finish ended, or a message that never went. */
+    append(message: HistoryMessage): void {
+        if (this.session) {
+            this.session.append(message);
+        } else {
+            this.seed.push(message);
+        }
+    }
+
+    /** The chat as every window should show it now: its history, edits and the versions to bring back. */
+    historyEvent(): HistoryEvent {
+        return { type: 'History', history: [...this.history], edits: structuredClone(this.record.edits), branches: branchViews(this.history, this.record.branches ?? []) };
     }
 
     /** A request started: what it streams is kept from now on. */
@@ -160,15 +187,14 @@ export class OpenChat {
         const history = [...this.history];
         const live = this.live;
         if (live) {
-            // Between a tool round's recording and the next round's first piece, the streamed text is in the history already.
-            const streaming = history.length === live.roundStart;
-            const blocks: HistoryBlock[] = [
-                ...streaming && live.thinking ? [{ type: 'thinking' as const, text: live.thinking }] : [],
-                ...streaming && live.text ? [{ type: 'text' as const, text: live.text }] : []
-            ];
-            history.push({ role: 'assistant', blocks, interrupted: true });
+            history.push({ role: 'assistant', blocks: this.streamedBlocks(), interrupted: true });
         }
         return history.length === 0 ? undefined : this.stored(this.id, history);
+    }
+
+    /** The answer of the request running now as it ended without finishing: what had arrived of its last round, and how it ended. */
+    unfinishedAnswer(ended: AnswerEnding): HistoryMessage {
+        return { role: 'assistant', blocks: this.streamedBlocks(), ended };
     }
 
     /** The chat as a window opening it now shows it: while a request runs, the history up to its user message and the request's events so far. */
@@ -182,6 +208,18 @@ export class OpenChat {
         return live ? { chat, live: { requestId: live.requestId, events: [...live.events] } } : { chat };
     }
 
+    /** What the running request's current round has streamed (nothing between a recorded round and the next one's first piece). */
+    private streamedBlocks(): HistoryBlock[] {
+        const live = this.live;
+        if (!live || this.history.length !== live.roundStart) {
+            return [];
+        }
+        return [
+            ...live.thinking ? [{ type: 'thinking' as const, text: live.thinking }] : [],
+            ...live.text ? [{ type: 'text' as const, text: live.text }] : []
+        ];
+    }
+
     private stored(id: string, history: HistoryMessage[]): StoredChat {
         const { record } = this;
         return {
@@ -190,21 +228,8 @@ export class OpenChat {
             updatedAt: new Date().toISOString(), history: this.formerIds.length > 0 ? this.store.relocateAttachments(history, this.formerIds, id) : history,
             edits: structuredClone(record.edits),
             ...(record.agent ? { agent: record.agent } : {}), ...(record.role ? { role: record.role } : {}),
-            ...(record.compressedFrom ? { compressedFrom: record.compressedFrom } : {})
+            ...(record.compressedFrom ? { compressedFrom: record.compressedFrom } : {}),
+            ...(record.branches?.length ? { branches: structuredClone(record.branches) } : {})
         };
     }
-}
-
-/**
- * The history a session continues from: an interrupted answer keeps only its text (a half
- * thinking block or tool call cannot be sent back); one with no text is left out.
- */
-export function sendableHistory(history: readonly HistoryMessage[]): HistoryMessage[] {
-    return history.flatMap(message => {
-        if (!message.interrupted) {
-            return [message];
-        }
-        const blocks = message.blocks.filter(block => block.type === 'text' && block.text.trim());
-        return blocks.length > 0 ? [{ ...message, blocks }] : [];
-    });
 }

@@ -5,6 +5,8 @@ import URI from '@theia/core/lib/common/uri';
 import * as React from '@theia/core/shared/react';
 import { ChatComposer, mediaTypeOf } from './chat-composer';
 import { manifestSummary } from './chat-message-view';
+import { ChatCosts } from './chat-usage';
+import { CostRows, ImageNoticeView } from './chat-usage-view';
 
 export interface ComposerViewProps {
     composer: ChatComposer;
@@ -31,20 +33,27 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
         onDragLeave={() => props.setDragging(false)} onDrop={event => onDrop(event, props)}>
         {(linked.length > 0 || composer.attachments.length > 0) && <div className='qa-context-row'>
             {linked.map(path => <span key={path} className='qa-chip qa-linked' data-linked={composer.relativePath(path)} title={path}>
-                <i className={codicon('link')} /> {composer.relativePath(path)}
-                {composer.linked.includes(path) && <button className='qa-chip-remove' title='Unlink' onClick={() => composer.unlink(path)}><i className={codicon('close')} /></button>}
+                <i className={codicon('link')} aria-hidden='true' /> {composer.relativePath(path)}
+                {composer.linked.includes(path) && <button type='button' className='qa-chip-remove' data-action='unlink'
+                    aria-label={nls.localize('qodeassist/chat/unlinkFile', 'Unlink {0}', composer.relativePath(path))}
+                    title={nls.localize('qodeassist/chat/unlinkTitle', 'Unlink {0} (no longer sent with every message)', composer.relativePath(path))}
+                    onClick={() => composer.unlink(path)}><i className={codicon('close')} aria-hidden='true' /></button>}
             </span>)}
             {composer.attachments.map((attachment, index) => <span key={`a${index}`} className='qa-chip qa-attachment' data-attachment={attachment.view.name}>
-                <i className={codicon(attachment.view.mediaType.startsWith('image/') ? 'file-media' : 'file')} /> {attachment.view.name}
-                <button className='qa-chip-remove' title='Remove' onClick={() => composer.removeAttachment(attachment)}><i className={codicon('close')} /></button>
+                <i className={codicon(attachment.view.mediaType.startsWith('image/') ? 'file-media' : 'file')} aria-hidden='true' /> {attachment.view.name}
+                <button type='button' className='qa-chip-remove' data-action='remove-attachment'
+                    aria-label={nls.localize('qodeassist/chat/removeAttachment', 'Remove {0}', attachment.view.name)}
+                    title={nls.localize('qodeassist/chat/removeAttachmentTitle', 'Remove {0} from this message', attachment.view.name)}
+                    onClick={() => composer.removeAttachment(attachment)}><i className={codicon('close')} aria-hidden='true' /></button>
             </span>)}
         </div>}
-        {composer.error && <div className='qa-composer-error'><i className={codicon('error')} /> {composer.error}</div>}
-        {suggestions && <div className='qa-suggestions' role='listbox'>
-            {suggestions.items.map((item, index) => <div key={item.value} role='option' aria-selected={index === suggestions.index}
+        {composer.error && <div className='qa-composer-error' role='alert'><i className={codicon('error')} aria-hidden='true' /> {composer.error}</div>}
+        {composer.imageNotice && <ImageNoticeView notice={composer.imageNotice} switchTo={agent => composer.setAgent(agent)} dismiss={() => composer.dismissImageNotice()} />}
+        {suggestions && <div className='qa-suggestions' role='listbox' id='qa-suggestions' aria-label={nls.localize('qodeassist/chat/suggestions', 'Suggestions')}>
+            {suggestions.items.map((item, index) => <div key={item.value} role='option' aria-selected={index === suggestions.index} id={`qa-suggestion-${index}`}
                 className={`qa-suggestion${index === suggestions.index ? ' qa-selected' : ''}`} data-value={item.value}
                 onMouseDown={event => { event.preventDefault(); composer.choose(item.value); }}>
-                <i className={codicon(suggestions.trigger.kind === 'skill' ? 'book' : 'file')} /> <span>{item.value}</span>
+                <i className={codicon(suggestions.trigger.kind === 'skill' ? 'book' : 'file')} aria-hidden='true' /> <span>{item.value}</span>
                 {item.detail && <span className='qa-suggestion-detail'>{item.detail}</span>}
             </div>)}
         </div>}
@@ -52,6 +61,13 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
             className='theia-input qa-input'
             ref={element => { composer.inputElement = element; }}
             placeholder={nls.localize('qodeassist/chat/placeholder', 'Ask QodeAssist… (@ file, / skill)')}
+            aria-label={nls.localize('qodeassist/chat/message', 'Message to QodeAssist')}
+            title={composer.sendOnEnter()
+                ? nls.localize('qodeassist/chat/inputHintEnter', 'Enter sends, Shift+Enter starts a new line; @ mentions a file, / a skill')
+                : nls.localize('qodeassist/chat/inputHintCtrl', 'Ctrl+Enter sends; @ mentions a file, / a skill')}
+            aria-autocomplete='list'
+            aria-controls={suggestions ? 'qa-suggestions' : undefined}
+            aria-activedescendant={suggestions ? `qa-suggestion-${suggestions.index}` : undefined}
             rows={3}
             defaultValue={composer.draft}
             onChange={event => composer.draftChanged(event.target.value)}
@@ -60,52 +76,76 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
             onBlur={() => composer.closeSuggestions()}
         />
         <div className='qa-composer-actions'>
-            <button className='qa-icon-button' data-action='attach' title={nls.localize('qodeassist/chat/attach', 'Attach files or images')}
-                onClick={() => void composer.attachFromDialog()}><i className={codicon('attach')} /></button>
-            <button className='qa-icon-button' data-action='link-file' title={nls.localize('qodeassist/chat/linkFile', 'Link the current editor\'s file (sent with every message)')}
-                onClick={() => composer.linkCurrentFile()}><i className={codicon('link')} /></button>
+            <button type='button' className='qa-icon-button' data-action='attach' aria-label={nls.localize('qodeassist/chat/attach', 'Attach files or images')}
+                title={nls.localize('qodeassist/chat/attach', 'Attach files or images')}
+                onClick={() => void composer.attachFromDialog()}><i className={codicon('attach')} aria-hidden='true' /></button>
+            <button type='button' className='qa-icon-button' data-action='link-file' aria-label={nls.localize('qodeassist/chat/linkFileName', 'Link the current file')}
+                title={nls.localize('qodeassist/chat/linkFile', 'Link the current editor\'s file (sent with every message)')}
+                onClick={() => composer.linkCurrentFile()}><i className={codicon('link')} aria-hidden='true' /></button>
             <label className='qa-sync' title={nls.localize('qodeassist/chat/syncTitle', 'Link every open editor')}>
                 <input type='checkbox' data-action='sync-editors' checked={composer.syncOpenEditors}
                     onChange={event => composer.setSyncOpenEditors(event.target.checked)} />
                 {nls.localize('qodeassist/chat/syncEditors', 'Open editors')}
             </label>
-            <select className='theia-select qa-agent-picker' value={composer.agent} title={nls.localize('qodeassist/chat/agentPicker', 'Agent')}
-                onFocus={() => void composer.loadChoices()}
-                onChange={event => composer.setAgent(event.target.value)}>
-                <option value=''>{nls.localize('qodeassist/chat/rosterAgent', 'Auto (chat roster)')}</option>
-                {composer.agents.map(agent => <option key={agent.name} value={agent.name}>{`${agent.name} · ${agent.model}`}</option>)}
-                {composer.agent && !composer.agents.some(agent => agent.name === composer.agent) && <option value={composer.agent}>{composer.agent}</option>}
-            </select>
-            <select className='theia-select qa-role-picker' value={composer.role} title={nls.localize('qodeassist/chat/rolePicker', 'Role')}
-                onChange={event => composer.setRole(event.target.value)}>
-                <option value=''>{nls.localize('qodeassist/chat/noRole', 'No role')}</option>
-                {composer.roles.map(role => <option key={role.id} value={role.id} title={role.description}>{role.name}</option>)}
-                {composer.role && !composer.roles.some(role => role.id === composer.role) && <option value={composer.role}>{composer.role}</option>}
-            </select>
+            <Pickers composer={composer} />
             <span className='qa-flex' />
-            {composer.estimate && <TokenCounter manifest={composer.estimate} toggle={() => composer.toggleManifest()} />}
+            {composer.estimate && <TokenCounter manifest={composer.estimate} expanded={composer.showManifest} toggle={() => composer.toggleManifest()} />}
             {busy && !summarizing
-                ? <button className='theia-button qa-stop' onClick={props.stop}>
-                    <i className={codicon('debug-stop')} /> {nls.localize('qodeassist/chat/stop', 'Stop')}
+                ? <button type='button' className='theia-button qa-stop' aria-label={nls.localize('qodeassist/chat/stop', 'Stop')}
+                    title={nls.localize('qodeassist/chat/stopTitle', 'Stop the answer (what arrived stays)')} onClick={props.stop}>
+                    <i className={codicon('debug-stop')} aria-hidden='true' /> {nls.localize('qodeassist/chat/stop', 'Stop')}
                 </button>
-                : <button className='theia-button qa-send' disabled={summarizing} onClick={props.send}>
-                    <i className={codicon('send')} /> {nls.localize('qodeassist/chat/send', 'Send')}
+                : <button type='button' className='theia-button qa-send' disabled={summarizing} aria-label={nls.localize('qodeassist/chat/send', 'Send')}
+                    title={composer.sendOnEnter() ? nls.localize('qodeassist/chat/sendTitleEnter', 'Send (Enter)') : nls.localize('qodeassist/chat/sendTitleCtrl', 'Send (Ctrl+Enter)')}
+                    onClick={props.send}>
+                    <i className={codicon('send')} aria-hidden='true' /> {nls.localize('qodeassist/chat/send', 'Send')}
                 </button>}
         </div>
-        {composer.showManifest && composer.estimate && <ManifestView manifest={composer.estimate} summarize={props.summarize} />}
+        {composer.showManifest && composer.estimate && <ManifestView manifest={composer.estimate} summarize={props.summarize} costs={composer.costs()} />}
     </div>;
 }
 
-function TokenCounter({ manifest, toggle }: { manifest: ContextManifest; toggle(): void }): React.ReactElement {
+/**
+ * The agent and role pickers, together: in a narrow sidebar they take a line of their own
+ * rather than being cut to a few letters; each shows its whole choice on hover.
+ */
+function Pickers({ composer }: { composer: ChatComposer }): React.ReactElement {
+    const agent = composer.agents.find(candidate => candidate.name === composer.agent);
+    const agentText = composer.agent ? (agent ? `${agent.name} · ${agent.model}` : composer.agent) : nls.localize('qodeassist/chat/rosterAgent', 'Auto (chat roster)');
+    const role = composer.roles.find(candidate => candidate.id === composer.role);
+    const roleText = composer.role ? (role?.name ?? composer.role) : nls.localize('qodeassist/chat/noRole', 'No role');
+    return <span className='qa-pickers'>
+        <select className='theia-select qa-agent-picker' value={composer.agent} aria-label={nls.localize('qodeassist/chat/agentPicker', 'Agent')}
+            title={nls.localize('qodeassist/chat/agentPickerTitle', 'Agent: {0}', agentText)}
+            onFocus={() => void composer.loadChoices()}
+            onChange={event => composer.setAgent(event.target.value)}>
+            <option value=''>{nls.localize('qodeassist/chat/rosterAgent', 'Auto (chat roster)')}</option>
+            {composer.agents.map(choice => <option key={choice.name} value={choice.name}>{`${choice.name} · ${choice.model}`}</option>)}
+            {composer.agent && !agent && <option value={composer.agent}>{composer.agent}</option>}
+        </select>
+        <select className='theia-select qa-role-picker' value={composer.role} aria-label={nls.localize('qodeassist/chat/rolePicker', 'Role')}
+            title={nls.localize('qodeassist/chat/rolePickerTitle', 'Role: {0}', roleText)}
+            onChange={event => composer.setRole(event.target.value)}>
+            <option value=''>{nls.localize('qodeassist/chat/noRole', 'No role')}</option>
+            {composer.roles.map(choice => <option key={choice.id} value={choice.id} title={choice.description}>{choice.name}</option>)}
+            {composer.role && !role && <option value={composer.role}>{composer.role}</option>}
+        </select>
+    </span>;
+}
+
+function TokenCounter({ manifest, expanded, toggle }: { manifest: ContextManifest; expanded: boolean; toggle(): void }): React.ReactElement {
     const level = manifest.refusal ? 'refuse' : manifest.warning ? 'warn' : 'ok';
-    return <button className='qa-token-counter' data-level={level} title={manifest.refusal ?? manifest.warning ?? manifestSummary(manifest)}
+    const figure = `${formatTokens(manifest.estimate)} / ${formatTokens(manifest.limit)}`;
+    return <button type='button' className='qa-token-counter' data-level={level} aria-expanded={expanded}
+        aria-label={nls.localize('qodeassist/chat/tokenCounter', '{0} tokens: what the next request holds', figure)}
+        title={manifest.refusal ?? manifest.warning ?? manifestSummary(manifest)}
         onClick={toggle}>
-        {level !== 'ok' && <i className={codicon('warning')} />} {`${formatTokens(manifest.estimate)} / ${formatTokens(manifest.limit)}`}
+        {level !== 'ok' && <i className={codicon('warning')} aria-hidden='true' />} {figure}
     </button>;
 }
 
 /** What the next request would hold, line by line, with what was left out to fit. */
-function ManifestView({ manifest, summarize }: { manifest: ContextManifest; summarize(): void }): React.ReactElement {
+function ManifestView({ manifest, summarize, costs }: { manifest: ContextManifest; summarize(): void; costs: ChatCosts }): React.ReactElement {
     const rows: Array<[string, string]> = [
         ...manifest.layers.map((layer): [string, string] => [`system: ${layer.name}`, `~${layer.tokens}`]),
         [`history (${manifest.history.messages} messages, ${manifest.history.toolRounds} tool rounds)`, `~${manifest.history.tokens}`],
@@ -117,14 +157,16 @@ function ManifestView({ manifest, summarize }: { manifest: ContextManifest; summ
         ...manifest.elisions.map((elision): [string, string] => [`elided ${elision.kind}${elision.reason ? ` (${elision.reason})` : ''}: ${elision.detail}`, `−${elision.tokens}`])
     ];
     const repairs = Object.entries(manifest.repairs ?? {});
-    return <div className='qa-manifest' role='dialog'>
+    return <div className='qa-manifest' role='region' aria-label={nls.localize('qodeassist/chat/manifest', 'Next request')}>
         <div className='qa-manifest-title'>{nls.localize('qodeassist/chat/manifest', 'Next request')}: {`~${manifest.estimate} of ${manifest.limit} tokens`}</div>
         <table><tbody>{rows.map(([label, tokens], index) => <tr key={index}><td>{label}</td><td>{tokens}</td></tr>)}</tbody></table>
         {manifest.filters.length > 0 && <div className='qa-manifest-note'>{manifest.filters.map(filter => `${filter.kind}: ${filter.detail}`).join('; ')}</div>}
+        <CostRows costs={costs} />
         {repairs.length > 0 && <div className='qa-manifest-note' data-repairs>{nls.localize('qodeassist/chat/repairs', 'Tool-trace repairs')}: {repairs.map(([cause, count]) => `${cause} × ${count}`).join(', ')}</div>}
         {(manifest.refusal ?? manifest.warning) && <div className='qa-manifest-warning'>
-            <i className={codicon('warning')} /> {manifest.refusal ?? manifest.warning}{' '}
-            <button className='theia-button secondary' data-action='summarize-from-counter' onClick={summarize}>
+            <i className={codicon('warning')} aria-hidden='true' /> {manifest.refusal ?? manifest.warning}{' '}
+            <button type='button' className='theia-button secondary' data-action='summarize-from-counter'
+                title={nls.localize('qodeassist/chat/summarizeTitle', 'Summarize this chat into a new one (the original is kept)')} onClick={summarize}>
                 {nls.localize('qodeassist/chat/summarize', 'Summarize')}
             </button>
         </div>}

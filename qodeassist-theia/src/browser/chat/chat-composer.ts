@@ -12,6 +12,8 @@ import {
 import { QodeAssistPreferences, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
 import { ChatComposerPort, OutgoingAttachment } from './chat-controller';
 import { applySuggestion, mentionsIn, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
+import { HeldImage, holdImage, ImageNotice, imagesNotTakenOf, localImageRefusal, noticeForAttached } from './chat-image-notice';
+import { chatCosts, ChatCosts, RequestUsage } from './chat-usage';
 
 const ESTIMATE_DELAY_MS = 300;
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
@@ -38,6 +40,8 @@ export interface AttachmentSource {
 export interface ComposerChat {
     readonly busy: boolean;
     ensureChat(): Promise<string>;
+    /** The chat's answers as shown, for what its turns cost (the token counter's popover). */
+    readonly transcript?: { readonly messages: ReadonlyArray<{ role: string; requests?: readonly RequestUsage[] }> };
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -83,6 +87,8 @@ export class ChatComposer implements ChatComposerPort {
     showManifest = false;
     /** Why the last message or attachment did not go. */
     error: string | undefined;
+    /** Images the agent takes none of: held back, or attached for another agent; the view offers the agents that take them. */
+    imageNotice: ImageNotice | undefined;
     /** What the last `take` emptied, for `restoreDraft`: the attachments, without the copies of @-mentioned files (made again at the next send). */
     protected taken: Attachment[] = [];
 
@@ -165,6 +171,7 @@ export class ChatComposer implements ChatComposerPort {
         this.taken = this.attachments;
         this.setDraft('');
         this.attachments = [];
+        this.imageNotice = this.imageNotice?.held.length ? { ...this.imageNotice, attached: [] } : undefined;
         this.estimate = undefined;
         return attachments.map(({ ref, view }) => ({ ref, view }));
     }
@@ -227,35 +234,68 @@ export class ChatComposer implements ChatComposerPort {
         const waiting = this.attachments;
         this.attachments = [];
         for (const attachment of waiting) {
-            try {
-                this.attachments = [...this.attachments, await this.upload(attachment.view.name, attachment.view.mediaType, attachment.bytes)];
-            } catch (error) {
-                this.error = error instanceof Error ? error.message.replace(/^Request failed: /, '') : String(error);
-            }
+            await this.attachOne({ name: attachment.view.name, mediaType: attachment.view.mediaType, bytes: attachment.bytes });
         }
     }
 
+    /**
+     * Copies a file beside the chat for the agent the next send goes to: an image for an agent that
+     * takes none is refused before anything is uploaded (the picker's agent) or by the backend (the roster's).
+     */
     protected async upload(name: string, mediaType: string, bytes: Uint8Array): Promise<Attachment> {
         const image = mediaType.startsWith('image/');
         const limit = image ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.textBytes;
         if (bytes.length > limit) {
             throw new Error(`"${name}" is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; the chat takes ${image ? 'images' : 'files'} up to ${(limit / 1024 / 1024).toFixed(1)} MB.`);
         }
-        const ref = await this.chatService.attach(await this.requireChat().ensureChat(), name, mediaType, toBase64(bytes));
+        const refusal = localImageRefusal(this.agents, this.agent, name, mediaType);
+        if (refusal) {
+            throw refusal;
+        }
+        const ref = await this.chatService.attach(await this.requireChat().ensureChat(), name, mediaType, toBase64(bytes), this.sendOptions());
         return { ref, view: { name, mediaType }, bytes };
+    }
+
+    /** Attaches one file; an image the agent takes none of is held in the notice, which offers the agents that take it. */
+    protected async attachOne(file: HeldImage): Promise<void> {
+        try {
+            this.attachments = [...this.attachments, await this.upload(file.name, file.mediaType, file.bytes)];
+        } catch (error) {
+            const refused = imagesNotTakenOf(error);
+            if (refused) {
+                this.imageNotice = holdImage(this.imageNotice, refused, file);
+            } else {
+                this.error = error instanceof Error ? error.message.replace(/^Request failed: /, '') : String(error);
+            }
+        }
     }
 
     async addAttachments(files: AttachmentSource[]): Promise<void> {
         this.error = undefined;
         for (const file of files) {
             try {
-                this.attachments = [...this.attachments, await this.upload(file.name, file.mediaType, await file.bytes())];
+                await this.attachOne({ name: file.name, mediaType: file.mediaType, bytes: await file.bytes() });
             } catch (error) {
-                this.error = error instanceof Error ? error.message.replace(/^Request failed: /, '') : String(error);
+                this.error = error instanceof Error ? error.message : String(error);
             }
         }
         this.scheduleEstimate();
         this.update();
+    }
+
+    /** The notice's images that were attached for another agent, or none. */
+    protected attachedImages(): string[] {
+        return this.attachments.filter(attachment => attachment.view.mediaType.startsWith('image/')).map(attachment => attachment.view.name);
+    }
+
+    dismissImageNotice(): void {
+        this.imageNotice = undefined;
+        this.update();
+    }
+
+    /** What the chat's last turn and the whole chat cost (from the answers shown), for the token counter's popover. */
+    costs(): ChatCosts {
+        return chatCosts(this.chat?.transcript?.messages ?? []);
     }
 
     async attachFromDialog(): Promise<void> {
@@ -274,6 +314,9 @@ export class ChatComposer implements ChatComposerPort {
 
     removeAttachment(attachment: Attachment): void {
         this.attachments = this.attachments.filter(candidate => candidate !== attachment);
+        if (this.imageNotice && this.imageNotice.held.length === 0) {
+            this.imageNotice = noticeForAttached(this.agents, this.agent, this.attachedImages());
+        }
         this.scheduleEstimate();
         this.update();
     }
@@ -326,10 +369,19 @@ export class ChatComposer implements ChatComposerPort {
         this.update();
     }
 
+    /**
+     * Another agent: images it takes none of are said so at once; images held back for the previous one
+     * are attached again for it (refused again, they stay held).
+     */
     setAgent(agent: string): void {
         this.agent = agent;
+        const held = this.imageNotice?.held ?? [];
+        this.imageNotice = noticeForAttached(this.agents, agent, this.attachedImages());
         this.scheduleEstimate();
         this.update();
+        if (held.length > 0) {
+            void this.addAttachments(held.map(image => ({ ...image, bytes: async () => image.bytes })));
+        }
     }
 
     setRole(role: string): void {

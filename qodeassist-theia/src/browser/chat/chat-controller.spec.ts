@@ -78,6 +78,14 @@ class FakeChatService implements QodeAssistChatService {
     summarize(chatId: string, options: ChatSendOptions): Promise<OpenedChat> {
         return this.record('summarize', [chatId, options], () => ({ chatId: `chat-${this.nextChat++}`, chat: this.summary }));
     }
+    /** Auto-compression summarizes only when `full` says the send would not fit. */
+    full = false;
+    compressIfFull(chatId: string, input: ChatInput, options: ChatSendOptions, percent: number): Promise<OpenedChat | undefined> {
+        return this.record('compressIfFull', [chatId, input, options, percent], () => this.full ? { chatId: `chat-${this.nextChat++}`, chat: this.summary } : undefined);
+    }
+    cancelSummary(chatId: string): Promise<void> {
+        return this.record('cancelSummary', [chatId], () => undefined);
+    }
     setEditState(chatId: string, editId: string, state: 'applied' | 'undone'): Promise<void> {
         return this.record('setEditState', [chatId, editId, state], () => undefined);
     }
@@ -92,6 +100,21 @@ class FakeChatService implements QodeAssistChatService {
     }
     exportChat(): Promise<string> {
         return this.record('exportChat', [], () => '');
+    }
+    editAndSend(chatId: string, turn: number, input: ChatInput, options: ChatSendOptions): Promise<string> {
+        return this.record('editAndSend', [chatId, turn, input, options], () => 'request-3');
+    }
+    resetTo(chatId: string, position: { turn: number; part: 'question' | 'answer' }): Promise<void> {
+        return this.record('resetTo', [chatId, position], () => undefined);
+    }
+    switchBranch(chatId: string, branchId: string): Promise<void> {
+        return this.record('switchBranch', [chatId, branchId], () => undefined);
+    }
+    exportChatJson(): Promise<string> {
+        return this.record('exportChatJson', [], () => '{}');
+    }
+    importChat(): Promise<{ chatId: string; title: string; notes: string[] }> {
+        return this.record('importChat', [], () => ({ chatId: 'imported', title: 'Imported', notes: [] }));
     }
     listAgents(): Promise<AgentChoice[]> {
         return this.record('listAgents', [], () => []);
@@ -549,6 +572,25 @@ describe('ChatController', () => {
             assert.deepEqual(service.callsOf('summarize'), []);
         });
 
+        it('is stopped from the view: the backend is told, the chat stays as it was without a failure notice, and a second summarize works', async () => {
+            const parts = setup();
+            const { service, controller, host } = parts;
+            await withFinishedTurn(parts);
+            const release = service.hold('summarize');
+            const summarizing = controller.summarize();
+            await settle();
+            assert.deepEqual([controller.summarizing, controller.busy], [true, true], 'the view shows "Summarizing…" and sends nothing meanwhile');
+            await controller.stop();
+            assert.deepEqual(service.callsOf('cancelSummary'), [['chat-1']]);
+            release(new Error('The request was cancelled.'));
+            await summarizing;
+            assert.deepEqual([controller.summarizing, controller.notice, await controller.currentChatId(), host.shown], [false, undefined, 'chat-1', []]);
+            assert.deepEqual(shape(parts), [['user', 'first question', 'done'], ['assistant', 'first answer', 'done']]);
+            assert.deepEqual(service.callsOf('cancel'), [], 'Stop cancels the summary, not a request of the chat');
+            await controller.summarize();
+            assert.deepEqual([service.callsOf('summarize').length, await controller.currentChatId()], [2, 'chat-2']);
+        });
+
         it('keeps the chat and says why when summarizing fails', async () => {
             const parts = setup();
             await withFinishedTurn(parts);
@@ -562,28 +604,61 @@ describe('ChatController', () => {
     describe('auto-compress', () => {
         const manifest = (estimate: number, limit: number) => ({ estimate, limit }) as ContextManifest;
 
-        it('summarizes before sending when the estimate of the next send exceeds the allowed percent of the context', async () => {
+        it('lets the backend summarize first when the next send would fill more than the allowed percent, then sends into the summary with a notice', async () => {
             const parts = setup();
             parts.host.percent = 80;
             await withFinishedTurn(parts);
             parts.composer.attachments = [attachment('log.txt')];
             parts.service.manifest = manifest(81, 100);
+            parts.service.full = true;
             await parts.controller.send('next question');
-            assert.deepEqual(parts.service.callsOf('estimate'), [['chat-1', { text: 'next question', attachments: [{ name: 'log.txt' }] }, OPTIONS]]);
-            assert.deepEqual(parts.service.callsOf('summarize'), [['chat-1', OPTIONS]]);
-            assert.equal(parts.service.callsOf('send')[1][0], 'chat-2');
+            const input = { text: 'next question', attachments: [{ name: 'log.txt' }] };
+            assert.deepEqual([parts.service.callsOf('estimate'), parts.service.callsOf('compressIfFull')], [[['chat-1', input, OPTIONS]], [['chat-1', input, OPTIONS, 80]]]);
+            assert.deepEqual([parts.service.callsOf('send')[1][0], parts.controller.summarizing], ['chat-2', false]);
+            assert.match(parts.controller.notice ?? '', /^The chat filled more than 80% of the agent's context, so it was summarized into this new chat first/);
         });
 
-        it('sends without summarizing at exactly the allowed percent', async () => {
+        it('sends into the same chat, never saying "Summarizing…", at exactly the allowed percent', async () => {
             const parts = setup();
             parts.host.percent = 80;
             await withFinishedTurn(parts);
             parts.service.manifest = manifest(80, 100);
+            const updates = parts.host.updates;
             await parts.controller.send('next question');
-            assert.deepEqual([parts.service.callsOf('summarize'), parts.service.callsOf('send')[1][0]], [[], 'chat-1']);
+            assert.deepEqual([parts.service.callsOf('compressIfFull'), parts.service.callsOf('send')[1][0], parts.controller.notice], [[], 'chat-1', undefined]);
+            assert.equal(parts.host.updates - updates, 1, 'one render, for the turn: none for a summary state');
         });
 
-        it('asks for no estimate when it is off or the chat is empty', async () => {
+        it('sends into the same chat when the backend finds that the send fits after all', async () => {
+            const parts = setup();
+            parts.host.percent = 80;
+            await withFinishedTurn(parts);
+            parts.service.manifest = manifest(90, 100);
+            await parts.controller.send('next question');
+            assert.deepEqual([parts.service.callsOf('compressIfFull').length, parts.service.callsOf('send')[1][0], parts.controller.notice], [1, 'chat-1', undefined]);
+        });
+
+        it('keeps the message in the composer and sends nothing when the summary before it is stopped or fails', async () => {
+            const parts = setup();
+            parts.host.percent = 50;
+            await withFinishedTurn(parts);
+            parts.composer.attachments = [attachment('log.txt')];
+            parts.service.manifest = manifest(99, 100);
+            const release = parts.service.hold('compressIfFull');
+            const sending = parts.controller.send('too long');
+            await settle();
+            assert.equal(parts.controller.summarizing, true);
+            await parts.controller.stop();
+            release(new Error('The request was cancelled.'));
+            await sending;
+            assert.deepEqual([parts.composer.problem, parts.composer.attachments.length], [undefined, 1], 'stopped: no problem shown, the draft\'s attachment still waits');
+            parts.service.failOnce.set('compressIfFull', new Error('no compression agent'));
+            await parts.controller.send('too long');
+            assert.deepEqual([parts.service.callsOf('cancelSummary'), parts.service.callsOf('send').length, parts.composer.problem], [[['chat-1']], 1, 'no compression agent']);
+            assert.deepEqual([await parts.controller.currentChatId(), parts.controller.summarizing], ['chat-1', false]);
+        });
+
+        it('asks nothing when it is off or the chat is empty', async () => {
             const parts = setup();
             await withFinishedTurn(parts);
             parts.service.manifest = manifest(99, 100);
@@ -592,7 +667,7 @@ describe('ChatController', () => {
             fresh.host.percent = 50;
             fresh.service.manifest = manifest(99, 100);
             await fresh.controller.send('first');
-            assert.deepEqual([parts.service.callsOf('estimate'), fresh.service.callsOf('estimate'), fresh.service.callsOf('summarize')], [[], [], []]);
+            assert.deepEqual([parts.service.callsOf('estimate'), fresh.service.callsOf('estimate'), parts.service.callsOf('compressIfFull'), fresh.service.callsOf('compressIfFull')], [[], [], [], []]);
         });
     });
 
@@ -780,7 +855,7 @@ describe('ChatController', () => {
         it('replace the conversation with the history a History event brings; the retry\'s request that follows fills a new answer', async () => {
             const parts = setup();
             await withFinishedTurn(parts);
-            await parts.client.push('chat-1', { type: 'History', history: [userMessage('first question')], edits: {} },
+            await parts.client.push('chat-1', { type: 'History', history: [userMessage('first question')], edits: {}, branches: [] },
                 { type: 'RequestStarted', requestId: 'r2' }, { type: 'TextDelta', requestId: 'r2', text: 'another answer' });
             assert.deepEqual(shape(parts), [['user', 'first question', 'done'], ['assistant', 'another answer', 'streaming']]);
         });
@@ -845,5 +920,51 @@ describe('ChatController', () => {
         await settle();
         assert.equal(await answer, 'deny');
         assert.deepEqual([service.callsOf('closeSession'), client.handlers.size], [[['chat-1']], 0]);
+    });
+
+    describe('versions: edit and resend, reset, bring back', () => {
+        it('edits and resends a question: the view drops it and what followed, the backend gets the turn and the new text', async () => {
+            const parts = setup();
+            const { service, controller, client } = parts;
+            await withFinishedTurn(parts);
+            await controller.editAndResend(controller.transcript.messages[0], '  better question ');
+            const [[chatId, turn, input]] = service.callsOf('editAndSend') as Array<[string, number, ChatInput]>;
+            assert.deepEqual([chatId, turn, input.text], ['chat-1', 0, 'better question']);
+            assert.deepEqual(shape(parts), [['user', 'better question', 'done'], ['assistant', '', 'streaming']]);
+            // The backend tells every window the history before the edit, then the new message and its answer.
+            await client.push('chat-1', { type: 'History', history: [], edits: {}, branches: [{ id: 'b1', turn: 0, part: 'question', reason: 'edit', createdAt: '2026-01-01T00:00:00Z', preview: 'first question', messages: 2 }] },
+                { type: 'UserMessage', turnId: input.turnId, message: userMessage('better question') }, { type: 'RequestStarted', requestId: 'r2' },
+                { type: 'TextDelta', requestId: 'r2', text: 'better answer' }, { type: 'Finished', requestId: 'r2', stopReason: 'end_turn' });
+            assert.deepEqual(shape(parts), [['user', 'better question', 'done'], ['assistant', 'better answer', 'done']]);
+            assert.deepEqual(controller.transcript.branches.map(branch => branch.id), ['b1']);
+        });
+
+        it('puts the question and what followed back when the edit is not taken', async () => {
+            const parts = setup();
+            await withFinishedTurn(parts);
+            parts.service.failOnce.set('editAndSend', new Error('backend said no'));
+            await parts.controller.editAndResend(parts.controller.transcript.messages[0], 'other');
+            assert.deepEqual(shape(parts), [['user', 'first question', 'done'], ['assistant', 'first answer', 'done']]);
+        });
+
+        it('resets to an answer by its position, and brings a version back; neither while an answer streams', async () => {
+            const parts = setup();
+            const { service, controller } = parts;
+            await withFinishedTurn(parts);
+            await controller.resetTo(controller.transcript.messages[1]);
+            await controller.switchVersion('b7');
+            assert.deepEqual([service.callsOf('resetTo'), service.callsOf('switchBranch')], [[['chat-1', { turn: 0, part: 'answer' }]], [['chat-1', 'b7']]]);
+            await controller.send('streaming now');
+            await controller.resetTo(controller.transcript.messages[1]);
+            assert.equal(service.callsOf('resetTo').length, 1, 'nothing is reset while an answer is on its way');
+        });
+
+        it('shows why a reset did not happen', async () => {
+            const parts = setup();
+            await withFinishedTurn(parts);
+            parts.service.failOnce.set('resetTo', new Error('An answer is being written in this chat; stop it or let it finish, then try again.'));
+            await parts.controller.resetTo(parts.controller.transcript.messages[0]);
+            assert.match(parts.controller.notice ?? '', /being written/);
+        });
     });
 });

@@ -4,7 +4,9 @@ import type {
 } from '../../common/chat-protocol';
 import type { PendingPermission } from '../shared/pending-permission';
 import { BACKEND_AWAY_PROBLEM, BackendStatus, ChatReconnect, isChatNotOpen, reasonOf } from './chat-reconnect';
+import { ChatSummarizing } from './chat-summarizing';
 import { AttachmentView, ChatMessage, ChatTranscript, ToolActivity } from './chat-transcript';
+import { positionOf } from './chat-versions';
 
 interface Disposable {
     dispose(): void;
@@ -104,7 +106,6 @@ export class ChatController implements Disposable {
     readonly transcript = new ChatTranscript();
     /** Tool permission requests waiting for the user; the streaming answer shows them. */
     permissions: readonly PendingPermission[] = [];
-    summarizing = false;
     /** Something about the chat that is not a request's outcome (could not be saved, summarizing failed). */
     notice: string | undefined;
     /** The saved chat shown, once it has one. */
@@ -116,6 +117,7 @@ export class ChatController implements Disposable {
     protected nextPermissionId = 1;
     /** A retry is on its way to the backend. */
     protected retrying = false;
+    protected readonly summaries: ChatSummarizing;
     /** The composer says that the backend is away; it stops saying so when the backend is back. */
     protected awayProblemShown = false;
     protected readonly chatBinding: Disposable[] = [];
@@ -123,6 +125,11 @@ export class ChatController implements Disposable {
     protected readonly reconnect: ChatReconnect;
 
     constructor(protected readonly deps: ChatControllerDeps) {
+        this.summaries = new ChatSummarizing({
+            service: deps.service, composer: deps.composer, autoCompressPercent: () => deps.host.autoCompressPercent(),
+            chat: () => this.chatId, hasMessages: () => this.transcript.messages.length > 0,
+            show: opened => this.showChat(opened, this.storage().location), notice: message => { this.notice = message; }, update: () => deps.host.update()
+        });
         this.reconnect = new ChatReconnect({
             service: deps.service, backend: deps.backend, transcript: this.transcript,
             chat: () => this.chatId,
@@ -195,7 +202,12 @@ export class ChatController implements Disposable {
         let attachments: OutgoingAttachment[];
         try {
             // Summarize first: what is uploaded from here on belongs to the chat that will be sent.
-            if (await this.autoCompress(message)) {
+            const compressed = await this.summaries.beforeSend(message);
+            if (compressed === 'stopped') {
+                // Stopped before it went: the message waits in the composer, the chat is as it was.
+                return;
+            }
+            if (compressed === 'compressed') {
                 host.update();
             }
             attachments = await composer.take(message);
@@ -208,11 +220,56 @@ export class ChatController implements Disposable {
     }
 
     /**
+     * Edit and resend: `text` goes in place of the question; the question and what followed leave the
+     * view at once (the backend keeps them as a version to bring back). Not taken, they come back.
+     */
+    async editAndResend(question: ChatMessage, text: string): Promise<void> {
+        const position = positionOf(this.transcript.messages, question);
+        if (!position || !text.trim() || this.busy || !this.chatId || !this.transcript.isRecorded(question)) {
+            return;
+        }
+        const removed = this.transcript.cutFrom(question);
+        await this.deliver(text.trim(), [], false, {
+            send: (chatId, input) => this.deps.service.editAndSend(chatId, position.turn, input, this.deps.composer.sendOptions()),
+            notTaken: () => this.transcript.putBack(removed)
+        });
+    }
+
+    /** Resets the chat to a question or an answer (the view asked first); the backend keeps what goes as a version. */
+    async resetTo(message: ChatMessage): Promise<void> {
+        const position = positionOf(this.transcript.messages, message);
+        if (position) {
+            await this.rewrite(chatId => this.deps.service.resetTo(chatId, position));
+        }
+    }
+
+    /** Brings back a kept version of the chat; the one shown now is kept in turn. */
+    switchVersion(branchId: string): Promise<void> {
+        return this.rewrite(chatId => this.deps.service.switchBranch(chatId, branchId));
+    }
+
+    /** A change of the chat's history in the backend; every window shows it from the `History` event that follows. */
+    protected async rewrite(work: (chatId: string) => Promise<void>): Promise<void> {
+        if (this.busy || !this.chatId) {
+            return;
+        }
+        try {
+            await this.reconnect.withOpenChat(() => this.ensureChat(), work);
+        } catch (error) {
+            this.notice = this.deps.backend.away || isChatNotOpen(error) ? BACKEND_AWAY_PROBLEM : reasonOf(error);
+            this.deps.host.update();
+        }
+    }
+
+    /**
      * Shows the turn and sends it under a new turn id. A send the backend did not take (the
      * connection dropped, the backend restarted) takes the turn back, and the text goes back into
      * the composer when it came from there; the chat stays the same.
      */
-    protected async deliver(message: string, attachments: OutgoingAttachment[], fromComposer: boolean): Promise<void> {
+    protected async deliver(
+        message: string, attachments: OutgoingAttachment[], fromComposer: boolean,
+        via?: { send(chatId: string, input: ChatInput): Promise<unknown>; notTaken(): void }
+    ): Promise<void> {
         const { service, composer, host } = this.deps;
         const invoked = /^\/([a-z0-9-]{1,64})(?:\s+([\s\S]*))?$/.exec(message);
         const skill = invoked && composer.skills().some(candidate => candidate.name === invoked[1]) ? invoked : undefined;
@@ -222,7 +279,7 @@ export class ChatController implements Disposable {
         const input: ChatInput = { text: message, attachments: attachments.map(attachment => attachment.ref), turnId };
         try {
             const chatId = await this.reconnect.withOpenChat(() => this.ensureChat(), async id => {
-                await service.send(id, input, composer.sendOptions());
+                await (via ? via.send(id, input) : service.send(id, input, composer.sendOptions()));
                 return id;
             });
             this.transcript.taken(turnId);
@@ -234,6 +291,7 @@ export class ChatController implements Disposable {
                 return;
             }
             this.transcript.dropTurn(turnId);
+            via?.notTaken();
             if (fromComposer) {
                 composer.restoreDraft(message);
             }
@@ -278,23 +336,11 @@ export class ChatController implements Disposable {
         }
     }
 
-    /** Summarizes first when the next send would fill more of the context than the user allows. */
-    protected async autoCompress(text: string): Promise<boolean> {
-        const percent = this.deps.host.autoCompressPercent();
-        if (!percent || !this.chatId || this.transcript.messages.length === 0) {
-            return false;
-        }
-        const { composer } = this.deps;
-        const manifest = await this.deps.service.estimate(await this.chatId, { text, attachments: composer.attachmentRefs() }, composer.sendOptions());
-        if (!manifest || manifest.estimate * 100 <= manifest.limit * percent) {
-            return false;
-        }
-        await this.summarize();
-        return true;
-    }
-
     /** Denies what waits for permission and cancels the request in flight; while the backend is away, the answer stops here and the request is cancelled once it is back. */
     async stop(): Promise<void> {
+        if (this.summarizing) {
+            return this.summaries.stop();
+        }
         this.denyPermissions();
         if (!this.transcript.pending) {
             return;
@@ -308,23 +354,19 @@ export class ChatController implements Disposable {
         }
     }
 
-    /** Replaces the conversation by a summary in a new chat linked to this one; the original stays saved. */
-    async summarize(): Promise<void> {
-        if (!this.chatId || this.summarizing || this.transcript.messages.length === 0) {
-            return;
-        }
-        this.summarizing = true;
-        this.notice = undefined;
-        this.deps.host.update();
-        try {
-            const opened = await this.deps.service.summarize(await this.chatId, this.deps.composer.sendOptions());
-            await this.showChat(opened, this.storage().location);
-        } catch (error) {
-            this.notice = `Summarizing failed: ${reasonOf(error)}`;
-        } finally {
-            this.summarizing = false;
-            this.deps.host.update();
-        }
+    /** A summary is being made (the Summarize button, or before a send that would fill the context): the view says so and offers Stop. */
+    get summarizing(): boolean {
+        return this.summaries.active;
+    }
+
+    /** Replaces the conversation by a summary in a new chat linked to this one; the original stays saved. Stopped or failed, the chat stays as it was. */
+    summarize(): Promise<void> {
+        return this.summaries.summarize();
+    }
+
+    /** Stops the summary being made; the chat stays as it was. */
+    stopSummary(): Promise<void> {
+        return this.summaries.stop();
     }
 
     /** Shows a saved chat: a new session seeded with its history. */
@@ -474,7 +516,7 @@ export class ChatController implements Disposable {
     protected async showChat(opened: OpenedChat, location: ChatStorage['location']): Promise<void> {
         this.chatId = Promise.resolve(this.bind(opened.chatId));
         this.savedChat = { chatId: opened.chatId, location };
-        this.transcript.restore(opened.chat?.history ?? [], opened.chat?.edits ?? {}, opened.live?.events);
+        this.transcript.restore(opened.chat?.history ?? [], opened.chat?.edits ?? {}, opened.live?.events, opened.branches);
         this.notice = undefined;
         this.deps.host.chatShown(opened);
         await this.deps.composer.follow(opened);

@@ -1,4 +1,4 @@
-import type { ContextManifest, PermissionAnswer } from '@qodeassist/core';
+import type { ChatBranchView, ContextManifest, PermissionAnswer } from '@qodeassist/core';
 import { nls } from '@theia/core';
 import { codicon } from '@theia/core/lib/browser';
 import * as React from '@theia/core/shared/react';
@@ -7,10 +7,12 @@ import { ErrorView } from '../shared/error-view';
 import { PendingPermission } from '../shared/pending-permission';
 import { DiffView, PermissionPrompt } from '../shared/permission-prompt';
 import { MarkdownStream } from './chat-markdown';
+import { MessageToolbar, QuestionEditor, VersionActions } from './chat-message-actions';
 import { ChatMessage, MessagePart, partText, ToolActivity, toolsOf } from './chat-transcript';
+import { requestLines, usageLine } from './chat-usage';
 
 /** What the messages can ask of the chat; one object per chat, so memoized messages do not re-render for it. */
-export interface MessageActions {
+export interface MessageActions extends VersionActions {
     answerPermission(pending: PendingPermission, answer: PermissionAnswer): void;
     setEdit(message: ChatMessage, tools: ToolActivity[], state: 'applied' | 'undone'): void;
     openFile(path: string): void;
@@ -27,10 +29,15 @@ interface MessageViewProps {
     /** The newest message: only its answer can be asked for again. */
     last: boolean;
     actions: MessageActions;
+    /** In the chat's saved history (not a message of this view still on its way): it can be edited, reset to, and has versions. */
+    recorded: boolean;
+    /** The kept versions of this message (replaced by an edit or a regeneration). */
+    versions: readonly ChatBranchView[];
 }
 
 /** One message; re-rendered only when its revision or its permission prompts change. */
-export const MessageView = React.memo(function MessageView({ message, permissions, last, actions }: MessageViewProps): React.ReactElement {
+export const MessageView = React.memo(function MessageView({ message, permissions, last, actions, recorded, versions }: MessageViewProps): React.ReactElement {
+    const [editing, setEditing] = React.useState(false);
     const edits = toolsOf(message).filter(tool => tool.edit);
     const undoable = edits.filter(tool => tool.edit!.state === 'applied');
     const reappliable = edits.filter(tool => tool.edit!.state === 'undone');
@@ -40,6 +47,7 @@ export const MessageView = React.memo(function MessageView({ message, permission
             <span>{message.role === 'user' ? nls.localize('qodeassist/chat/you', 'You') : 'QodeAssist'}</span>
             {message.agent && <span className='qa-message-agent' title={message.model}>{message.agent}</span>}
             {message.status === 'streaming' && !message.stalled && <i className={`${codicon('loading')} theia-animation-spin qa-spinner`} />}
+            {!editing && <MessageToolbar message={message} recorded={recorded} last={last} versions={versions} actions={actions} onEdit={() => setEditing(true)} />}
         </div>
         {message.queued && <div className='qa-message-state' data-state='queued'>
             <i className={codicon('clock')} /> {nls.localize('qodeassist/chat/queued', 'Queued — waits for the answer asked in another window')}
@@ -49,7 +57,7 @@ export const MessageView = React.memo(function MessageView({ message, permission
         </div>}
         {message.compressedFrom && <div className='qa-summary-note'>
             <i className={codicon('fold')} /> {nls.localize('qodeassist/chat/summaryOf', 'This chat continues from a summary.')}{' '}
-            <a href='#' className='qa-open-original' onClick={event => { event.preventDefault(); actions.openChat(message.compressedFrom!); }}>
+            <a href='#' className='qa-open-original' title={nls.localize('qodeassist/chat/openOriginalTitle', 'Open the chat this summary was made from')} onClick={event => { event.preventDefault(); actions.openChat(message.compressedFrom!); }}>
                 {nls.localize('qodeassist/chat/openOriginal', 'Open the original chat')}
             </a>
         </div>}
@@ -59,41 +67,48 @@ export const MessageView = React.memo(function MessageView({ message, permission
                 <i className={codicon(attachment.mediaType.startsWith('image/') ? 'file-media' : 'file')} /> {attachment.name}
             </span>)}
         </div>}
-        {message.parts.map((part, index) => <PartView key={index} part={part} final={message.status !== 'streaming' || index < message.parts.length - 1}
-            role={message.role} actions={actions} message={message} />)}
+        {editing
+            ? <QuestionEditor initial={message.parts.map(part => part.kind === 'text' ? partText(part) : '').join('')}
+                onSend={text => { setEditing(false); actions.edit(message, text); }} onCancel={() => setEditing(false)} />
+            : message.parts.map((part, index) => <PartView key={index} part={part} final={message.status !== 'streaming' || index < message.parts.length - 1}
+                role={message.role} actions={actions} message={message} />)}
         {message.status === 'streaming' && permissions.map(pending => <PermissionPrompt key={pending.id} pending={pending} onAnswer={actions.answerPermission} />)}
         {edits.length > 1 && <div className='qa-edit-all'>
-            {undoable.length > 0 && <button className='theia-button secondary' data-action='undo-all' onClick={() => actions.setEdit(message, undoable, 'undone')}>
+            {undoable.length > 0 && <button type='button' className='theia-button secondary' data-action='undo-all'
+                title={nls.localize('qodeassist/chat/undoAllTitle', 'Undo every edit of this answer on disk')} onClick={() => actions.setEdit(message, undoable, 'undone')}>
                 <i className={codicon('discard')} /> {nls.localize('qodeassist/chat/undoAll', 'Undo all')}
             </button>}
-            {reappliable.length > 0 && <button className='theia-button secondary' data-action='apply-all' onClick={() => actions.setEdit(message, reappliable, 'applied')}>
+            {reappliable.length > 0 && <button type='button' className='theia-button secondary' data-action='apply-all'
+                title={nls.localize('qodeassist/chat/applyAllTitle', 'Write every undone edit of this answer again')} onClick={() => actions.setEdit(message, reappliable, 'applied')}>
                 <i className={codicon('check-all')} /> {nls.localize('qodeassist/chat/applyAll', 'Apply all')}
             </button>}
         </div>}
         {message.status === 'cancelled' && <div className='qa-cancelled'>{nls.localize('qodeassist/chat/cancelled', 'Cancelled')}</div>}
         {message.status === 'interrupted' && <div className='qa-interrupted'>
             <span><i className={codicon('debug-disconnect')} /> {nls.localize('qodeassist/chat/interrupted', 'Interrupted — the IDE backend stopped before this answer ended')}</span>
-            {last && <button className='theia-button secondary' data-action='retry' onClick={() => actions.runErrorAction('retry', message)}>
+            {last && <button type='button' className='theia-button secondary' data-action='retry'
+                title={nls.localize('qodeassist/chat/retryTitle', 'Ask for this answer again')} onClick={() => actions.runErrorAction('retry', message)}>
                 {nls.localize('qodeassist/chat/retry', 'Retry')}
             </button>}
         </div>}
         {message.status === 'failed' && message.error && <ErrorView error={message.error} except={last ? NO_ACTIONS : OLDER_ANSWER}
             onAction={action => actions.runErrorAction(action, message)} />}
-        {message.usage && message.status !== 'streaming' && <div className='qa-usage' title={message.manifest ? manifestSummary(message.manifest) : undefined}>
+        {message.usage && message.status !== 'streaming' && <div className='qa-usage' data-requests={message.usage.requests}
+            title={[...requestLines(message.requests ?? []), ...(message.manifest ? [manifestSummary(message.manifest)] : [])].join('\n') || undefined}>
             {usageLine(message.usage)}
         </div>}
     </div>;
 }, (previous, next) => previous.message === next.message && previous.revision === next.revision && previous.permissions === next.permissions
-    && previous.last === next.last);
+    && previous.last === next.last && previous.recorded === next.recorded && sameVersions(previous.versions, next.versions));
+
+function sameVersions(a: readonly ChatBranchView[], b: readonly ChatBranchView[]): boolean {
+    return a.length === b.length && a.every((version, index) => version.id === b[index].id);
+}
 
 const NO_ACTIONS: readonly ChatErrorAction[] = [];
 /** Retry asks for the last answer again; an older one stays as it is. */
 const OLDER_ANSWER: readonly ChatErrorAction[] = ['retry'];
 
-function usageLine(usage: NonNullable<ChatMessage['usage']>): string {
-    return [`${usage.inputTokens} in`, usage.cachedTokens ? `${usage.cachedTokens} cached` : '', `${usage.outputTokens} out`,
-        usage.reasoningTokens ? `${usage.reasoningTokens} reasoning` : ''].filter(Boolean).join(' · ');
-}
 
 export function manifestSummary(manifest: ContextManifest): string {
     return `~${manifest.estimate} of ${manifest.limit} tokens`;
@@ -156,8 +171,8 @@ function ToolView({ tool, actions, message }: { tool: ToolActivity; actions: Mes
     return <div className='qa-tool-block'>
         <details className='qa-tool' data-tool={tool.name} data-status={tool.status}>
             <summary><i className={icon} /> <span className='qa-tool-name'>{tool.name}</span> <span className='qa-tool-args'>{args.length > 80 ? `${args.slice(0, 80)}…` : args}</span></summary>
-            {tool.arguments && <pre className='qa-tool-arguments'>{JSON.stringify(tool.arguments, undefined, 2)}</pre>}
-            {tool.result !== undefined && <pre className='qa-tool-result'>{tool.result}</pre>}
+            {tool.arguments && <pre className='qa-tool-arguments' tabIndex={0}>{JSON.stringify(tool.arguments, undefined, 2)}</pre>}
+            {tool.result !== undefined && <pre className='qa-tool-result' tabIndex={0}>{tool.result}</pre>}
         </details>
         {tool.edit && <FileEditView tool={tool} actions={actions} message={message} />}
     </div>;
@@ -169,14 +184,16 @@ function FileEditView({ tool, actions, message }: { tool: ToolActivity; actions:
     return <div className='qa-file-edit' data-path={edit.record.path} data-state={edit.state}>
         <div className='qa-file-edit-header'>
             <i className={codicon(edit.record.created ? 'new-file' : 'edit')} />
-            <a href='#' className='qa-file-link' onClick={event => { event.preventDefault(); actions.openFile(edit.record.absolutePath); }}>{edit.record.path}</a>
+            <a href='#' className='qa-file-link' title={nls.localize('qodeassist/chat/openFileTitle', 'Open {0}', edit.record.path)} onClick={event => { event.preventDefault(); actions.openFile(edit.record.absolutePath); }}>{edit.record.path}</a>
             <span className='qa-file-edit-state'>{applied ? nls.localize('qodeassist/chat/applied', 'applied') : nls.localize('qodeassist/chat/undone', 'undone')}</span>
             <span className='qa-flex' />
             {applied
-                ? <button className='theia-button secondary' data-action='undo' onClick={() => actions.setEdit(message, [tool], 'undone')}>
+                ? <button type='button' className='theia-button secondary' data-action='undo' aria-label={nls.localize('qodeassist/chat/undoOf', 'Undo {0}', edit.record.path)}
+                    title={nls.localize('qodeassist/chat/undoTitle', 'Put {0} back as it was before this edit', edit.record.path)} onClick={() => actions.setEdit(message, [tool], 'undone')}>
                     <i className={codicon('discard')} /> {nls.localize('qodeassist/chat/undo', 'Undo')}
                 </button>
-                : <button className='theia-button secondary' data-action='apply' onClick={() => actions.setEdit(message, [tool], 'applied')}>
+                : <button type='button' className='theia-button secondary' data-action='apply' aria-label={nls.localize('qodeassist/chat/applyOf', 'Apply {0}', edit.record.path)}
+                    title={nls.localize('qodeassist/chat/applyTitle', 'Write this edit to {0} again', edit.record.path)} onClick={() => actions.setEdit(message, [tool], 'applied')}>
                     <i className={codicon('check')} /> {nls.localize('qodeassist/chat/apply', 'Apply')}
                 </button>}
         </div>

@@ -90,7 +90,7 @@ export class ChatReconnect {
             if (deps.chat() !== current) {
                 return false;
             }
-            deps.transcript.resume(opened.chat?.history ?? [], opened.chat?.edits ?? {}, opened.live?.events);
+            deps.transcript.resume(opened.chat?.history ?? [], opened.chat?.edits ?? {}, opened.live?.events, opened.branches);
             deps.reopened(opened, storage);
             if (opened.live && this.cancelWhenBack) {
                 await deps.service.cancel(chatId);

@@ -18,7 +18,7 @@ describe('ChatTranscript', () => {
         const [user, answer] = transcript.messages;
         assert.deepEqual([user.role, textOf(user), user.attachments], ['user', 'hi', [{ name: 'shot.png', mediaType: 'image/png' }]]);
         assert.deepEqual([textOf(answer), thinkingOf(answer), answer.status], ['Hello', 'hmm', 'done']);
-        assert.deepEqual(answer.usage, { inputTokens: 5, outputTokens: 2, cachedTokens: undefined, reasoningTokens: undefined });
+        assert.deepEqual(answer.usage, { requests: 1, inputTokens: 5, outputTokens: 2, cachedTokens: 0, reasoningTokens: 0 });
         assert.equal(transcript.pending, undefined);
     });
 
@@ -82,7 +82,7 @@ describe('ChatTranscript', () => {
         const [edit, read] = toolsOf(answer);
         assert.deepEqual([edit.status, edit.edit?.state, edit.edit?.record.absolutePath], ['done', 'undone', '/w/a.ts']);
         assert.deepEqual([read.status, read.result], ['error', 'No result was recorded (the request ended first).']);
-        assert.deepEqual(answer.usage, { inputTokens: 9, outputTokens: 1 });
+        assert.deepEqual(answer.usage, { requests: 1, inputTokens: 9, outputTokens: 1, cachedTokens: 0, reasoningTokens: 0 });
     });
 
     it('keeps calls apart when a provider reuses an id across rounds, live and restored, each edit under its own key', () => {
@@ -181,7 +181,7 @@ describe('ChatTranscript', () => {
         transcript.apply({ type: 'RequestStarted', requestId: 'r1' });
         transcript.apply({ type: 'Failed', requestId: 'r1', error: { category: 'Provider', message: 'no' } });
         transcript.beginTurn('mine', [], undefined, 't1');
-        assert.equal(transcript.apply({ type: 'History', history: [user('old question')], edits: {} }), true);
+        assert.equal(transcript.apply({ type: 'History', history: [user('old question')], edits: {}, branches: [] }), true);
         assert.deepEqual(shape(transcript), [['user', 'old question', 'done'], ['user', 'mine', 'done'], ['assistant', '', 'streaming']]);
         transcript.apply({ type: 'RequestStarted', requestId: 'r2' });
         transcript.apply({ type: 'TextDelta', requestId: 'r2', text: 'retried' });

@@ -1,5 +1,6 @@
-import type { ContextManifest, ErrorInfo, FileEditRecord, HistoryMessage, StoredFileEdit, Usage } from '@qodeassist/core';
+import type { ChatBranchView, ContextManifest, ErrorInfo, FileEditRecord, HistoryMessage, StoredFileEdit } from '@qodeassist/core';
 import { ChatEvent, editIdOf } from '../../common/chat-protocol';
+import { requestUsageOf, RequestUsage, sumUsage, UsageSum } from './chat-usage';
 
 /** `interrupted`: a saved answer that had not ended when the IDE backend stopped (what had arrived is kept). */
 export type ChatMessageStatus = 'streaming' | 'done' | 'cancelled' | 'failed' | 'interrupted';
@@ -52,7 +53,9 @@ export interface ChatMessage {
     agent?: string;
     model?: string;
     error?: ErrorInfo;
-    usage?: Omit<Usage, 'type' | 'requestId'>;
+    /** The whole turn's usage: every request of its tool loop added up (`requests` has each). */
+    usage?: UsageSum;
+    requests?: RequestUsage[];
     /** What the assembler put into the request this answer came from. */
     manifest?: ContextManifest;
     /** A skill the user invoked with `/name`. */
@@ -118,6 +121,8 @@ function latestCall(message: ChatMessage, callId: string, running = false): Tool
 export class ChatTranscript {
     private readonly items: ChatMessage[] = [];
     private nextId = 1;
+    /** The replaced versions of the chat the backend keeps (edits, regenerated answers, resets): offered on their messages. */
+    branches: readonly ChatBranchView[] = [];
     /** This view's turns the backend has not taken yet (the send has not returned, no `UserMessage` or `RequestStarted` for them so far). */
     private readonly waiting = new Set<string>();
     /** The answer a `UserMessage` announced: the next `RequestStarted` is its request. */
@@ -141,6 +146,7 @@ export class ChatTranscript {
 
     clear(): void {
         this.items.length = 0;
+        this.branches = [];
         this.waiting.clear();
         this.starting = undefined;
         this.answersHistory = false;
@@ -187,7 +193,7 @@ export class ChatTranscript {
             case 'Queued':
                 return event.turnId !== undefined && this.setQueued(event.turnId, true);
             case 'History':
-                this.resume(event.history, event.edits);
+                this.resume(event.history, event.edits, [], event.branches);
                 return true;
             case 'RequestStarted':
                 return this.start(event);
@@ -204,6 +210,22 @@ export class ChatTranscript {
             target.revision++;
         }
         return changed;
+    }
+
+    /** Takes the messages from `message` on out of the view (an edit resends in their place); `putBack` returns them if it did not go. */
+    cutFrom(message: ChatMessage): ChatMessage[] {
+        const index = this.items.indexOf(message);
+        return index < 0 ? [] : this.items.splice(index);
+    }
+
+    /** Messages `cutFrom` took out, back where they were, before this view's turns that did not go. */
+    putBack(messages: readonly ChatMessage[]): void {
+        this.items.splice(this.firstWaiting(), 0, ...messages);
+    }
+
+    /** Whether the message is in the chat's saved history: not a turn of this view the backend has not taken yet. */
+    isRecorded(message: ChatMessage): boolean {
+        return message.turnId === undefined || !this.waiting.has(message.turnId);
     }
 
     /** Marks a message changed from outside the events (an edit undone in the view). */
@@ -321,12 +343,13 @@ export class ChatTranscript {
             case 'ThinkingDelta':
                 appendText(target, 'thinking', event.text);
                 return true;
-            case 'Usage':
-                target.usage = {
-                    inputTokens: event.inputTokens, outputTokens: event.outputTokens,
-                    cachedTokens: event.cachedTokens, reasoningTokens: event.reasoningTokens
-                };
+            case 'Usage': {
+                // One report per request of the tool loop (`round`); a later report of the same request replaces the earlier.
+                const requests = target.requests ??= [];
+                requests[event.round ?? Math.max(requests.length - 1, 0)] = requestUsageOf(event);
+                target.usage = sumUsage(requests);
                 return true;
+            }
             case 'ToolCallStart':
                 target.parts.push({ kind: 'tool', tool: { callId: event.callId, name: event.name, status: 'running' } });
                 return true;
@@ -368,8 +391,9 @@ export class ChatTranscript {
      * gathering the assistant turns and tool rounds until the next user message. `live` are the
      * events so far of a request still running (its question ends the history).
      */
-    restore(history: readonly HistoryMessage[], edits: Readonly<Record<string, StoredFileEdit>>, live: readonly ChatEvent[] = []): void {
+    restore(history: readonly HistoryMessage[], edits: Readonly<Record<string, StoredFileEdit>>, live: readonly ChatEvent[] = [], branches: readonly ChatBranchView[] = []): void {
         this.clear();
+        this.branches = branches;
         let answer: ChatMessage | undefined;
         // Counted as the backend counts them when it keys an edit (editIdOf).
         const results = new Map<string, number>();
@@ -409,10 +433,16 @@ export class ChatTranscript {
                 }
             }
             if (message.usage) {
-                answer.usage = message.usage;
+                // Each request of the turn's tool rounds is saved on the answer it produced.
+                (answer.requests ??= []).push(requestUsageOf(message.usage));
+                answer.usage = sumUsage(answer.requests);
             }
             if (message.interrupted) {
                 answer.status = 'interrupted';
+            } else if (message.ended) {
+                // A failed or stopped answer the chat kept: shown as it ended, with Retry.
+                answer.status = message.ended.reason === 'failed' ? 'failed' : 'cancelled';
+                answer.error = message.ended.reason === 'failed' ? message.ended.error : undefined;
             }
         }
         // A tool call without a saved result was cut off (cancelled, failed or interrupted mid-round).
@@ -431,10 +461,10 @@ export class ChatTranscript {
      * The chat as the backend holds it now (a `History` event, a reconnect): its history and the
      * running request's events so far. This view's turns the backend has not taken yet stay, last.
      */
-    resume(history: readonly HistoryMessage[], edits: Readonly<Record<string, StoredFileEdit>>, live: readonly ChatEvent[] = []): void {
+    resume(history: readonly HistoryMessage[], edits: Readonly<Record<string, StoredFileEdit>>, live: readonly ChatEvent[] = [], branches: readonly ChatBranchView[] = []): void {
         const waiting = [...this.waiting];
         const kept = this.items.filter(message => message.turnId !== undefined && this.waiting.has(message.turnId));
-        this.restore(history, edits);
+        this.restore(history, edits, [], branches);
         this.items.push(...kept);
         waiting.forEach(turnId => this.waiting.add(turnId));
         this.answersHistory = true;

@@ -2,10 +2,12 @@ import { Command, CommandRegistry, MenuModelRegistry, MessageService, QuickInput
 import { AbstractViewContribution, ApplicationShell, codicon, KeybindingRegistry, open, OpenerService, WidgetManager } from '@theia/core/lib/browser';
 import { SecondaryWindowHandler } from '@theia/core/lib/browser/secondary-window-handler';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
+import { FileDialogService } from '@theia/filesystem/lib/browser/file-dialog/file-dialog-service';
 import { FileService } from '@theia/filesystem/lib/browser/file-service';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { ChatStorage, ChatSummary, QodeAssistChatService } from '../../common/chat-protocol';
 import { QodeAssistPreferences } from '../qodeassist-preferences';
+import { ChatViewOptions, newChatViewKey } from './chat-view-identity';
 import { ChatWidget } from './chat-widget';
 
 export namespace QodeAssistChatCommands {
@@ -19,6 +21,7 @@ export namespace QodeAssistChatCommands {
     export const TO_WINDOW = command('moveToWindow', 'Open Chat in Separate Window');
     export const HISTORY = command('history', 'Chat History…');
     export const SUMMARIZE = command('summarize', 'Summarize Chat');
+    export const IMPORT = command('import', 'Import Chat from JSON…');
     /** Opens a saved chat (arguments: chat id, storage location); used by the history and "open the original chat". */
     export const OPEN_SAVED: Command = { id: 'qodeassist.chat.openSaved' };
 }
@@ -29,6 +32,10 @@ interface ChatPick extends QuickPickItem {
 
 const RENAME: QuickInputButton = { iconClass: codicon('edit'), tooltip: 'Rename' };
 const EXPORT: QuickInputButton = { iconClass: codicon('markdown'), tooltip: 'Export as Markdown' };
+const EXPORT_JSON: QuickInputButton = { iconClass: codicon('json'), tooltip: 'Export as JSON (with attachments; Import Chat reads it)' };
+const IMPORT: QuickInputButton = { iconClass: codicon('cloud-upload'), tooltip: 'Import a chat exported as JSON' };
+/** The largest file Import reads (the backend checks again). */
+const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 const DELETE: QuickInputButton = { iconClass: codicon('trash'), tooltip: 'Delete' };
 
 const PLACEMENTS: Array<[Command, ApplicationShell.Area, string | undefined]> = [
@@ -59,11 +66,13 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
     @inject(QodeAssistPreferences) protected readonly preferences: QodeAssistPreferences;
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
     @inject(FileService) protected readonly files: FileService;
+    @inject(FileDialogService) protected readonly fileDialogs: FileDialogService;
     @inject(OpenerService) protected readonly openers: OpenerService;
     @inject(MessageService) protected readonly messages: MessageService;
     /** The chat the user used last: the one a "move" command moves. */
     protected lastChat: ChatWidget | undefined;
-    protected nextInstance = 1;
+    /** Saved chats on their way into a view, by chat id: opening one twice at once fills one view. */
+    protected readonly openingSaved = new Map<string, Promise<ChatWidget>>();
 
     @postConstruct()
     protected trackChats(): void {
@@ -81,6 +90,9 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
         });
         commands.registerCommand(QodeAssistChatCommands.NEW, {
             execute: () => this.newChat()
+        });
+        commands.registerCommand(QodeAssistChatCommands.IMPORT, {
+            execute: () => this.importChat()
         });
         commands.registerCommand(QodeAssistChatCommands.HISTORY, {
             execute: () => this.showHistory()
@@ -110,34 +122,79 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
 
     override registerMenus(menus: MenuModelRegistry): void {
         super.registerMenus(menus);
-        for (const command of [QodeAssistChatCommands.NEW, QodeAssistChatCommands.HISTORY, ...PLACEMENTS.map(([c]) => c), QodeAssistChatCommands.TO_WINDOW]) {
+        for (const command of [QodeAssistChatCommands.NEW, QodeAssistChatCommands.HISTORY, QodeAssistChatCommands.IMPORT, ...PLACEMENTS.map(([c]) => c), QodeAssistChatCommands.TO_WINDOW]) {
             menus.registerMenuAction([...ChatViewContribution.VIEW_MENU, 'qodeassist'], { commandId: command.id, label: command.label });
         }
     }
 
     static readonly VIEW_MENU = ['menubar', 'view', 'views'];
 
+    /** An empty chat view, always a new one: its key was never used by a view of this window, before or after a reload. */
     protected async newChat(): Promise<ChatWidget> {
-        const chat = await this.widgets.getOrCreateWidget<ChatWidget>(ChatWidget.ID, { instance: this.nextInstance++ });
-        await this.shell.addWidget(chat, { area: this.lastChat && !this.lastChat.isDisposed ? this.shell.getAreaFor(this.lastChat) ?? 'right' : 'right' });
+        const taken = new Set(this.widgets.getWidgets(ChatWidget.ID).map(widget => widget.id));
+        const options: ChatViewOptions = { instance: newChatViewKey(id => taken.has(id)) };
+        const chat = await this.widgets.getOrCreateWidget<ChatWidget>(ChatWidget.ID, options);
+        await this.shell.addWidget(chat, { area: this.areaForNewChat(chat) });
         await this.shell.activateWidget(chat.id);
         return chat;
+    }
+
+    /** Beside the chat used last; after a reload, before any was used, beside the chats restored; else in the right sidebar. */
+    protected areaForNewChat(chat: ChatWidget): ApplicationShell.Area {
+        const used = this.lastChat && !this.lastChat.isDisposed ? [this.lastChat] : [];
+        const others = this.widgets.getWidgets(ChatWidget.ID).filter(widget => widget !== chat && widget.isAttached);
+        for (const widget of [...used, ...others]) {
+            const area = this.shell.getAreaFor(widget);
+            if (area) {
+                return area;
+            }
+        }
+        return 'right';
     }
 
     protected storage(location: ChatStorage['location'] = this.preferences['qodeassist.chat.historyLocation']): ChatStorage {
         return { location, workspacePath: this.workspace.tryGetRoots()[0]?.resource.path.fsPath() };
     }
 
-    /** Shows a saved chat: in the view that already shows it, else in a new chat view. */
+    /**
+     * Shows a saved chat: in the view that already shows it (or is opening it, as a view restored
+     * after a reload does), else in a new chat view; never in a view that shows another chat.
+     */
     protected async openSaved(chatId: string, location?: ChatStorage['location']): Promise<void> {
-        for (const widget of this.widgets.getWidgets(ChatWidget.ID)) {
-            if (widget instanceof ChatWidget && await widget.currentChatId() === chatId) {
-                await this.shell.activateWidget(widget.id);
-                return;
-            }
+        let view = this.openingSaved.get(chatId);
+        if (!view) {
+            const opening = this.viewFor(chatId, location);
+            view = opening;
+            this.openingSaved.set(chatId, opening);
+            const done = () => {
+                if (this.openingSaved.get(chatId) === opening) {
+                    this.openingSaved.delete(chatId);
+                }
+            };
+            opening.then(done, done);
+        }
+        await this.shell.activateWidget((await view).id);
+    }
+
+    protected async viewFor(chatId: string, location?: ChatStorage['location']): Promise<ChatWidget> {
+        const [shown] = await this.viewsOf(chatId);
+        if (shown) {
+            return shown;
         }
         const chat = await this.newChat();
         await chat.openSaved(chatId, location);
+        return chat;
+    }
+
+    /** The open views of a chat. */
+    protected async viewsOf(chatId: string): Promise<ChatWidget[]> {
+        const views: ChatWidget[] = [];
+        for (const widget of this.widgets.getWidgets(ChatWidget.ID)) {
+            if (widget instanceof ChatWidget && await widget.currentChatId() === chatId) {
+                views.push(widget);
+            }
+        }
+        return views;
     }
 
     /** The saved chats: search by typing, open with Enter, rename / export / delete with the item buttons. */
@@ -150,8 +207,8 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
         const load = async () => {
             const { chats, unreadable } = await this.chatService.listChats(storage);
             pick.items = chats.map(chat => ({
-                chat, label: chat.title, description: `${new Date(chat.updatedAt).toLocaleString()} · ${chat.messages} messages${chat.compressedFrom ? ' · summary' : ''}`,
-                buttons: [RENAME, EXPORT, DELETE]
+                chat, label: chat.title, description: `${new Date(chat.updatedAt).toLocaleString()} · ${chat.messages} messages${chat.compressedFrom ? ' · summary' : ''}${chat.cost ? ` · cost ${chat.cost.unpriced ? '≥ ' : ''}${chat.cost.amounts.map(cost => new Intl.NumberFormat(undefined, { style: 'currency', currency: cost.currency, maximumFractionDigits: cost.amount < 1 ? 4 : 2 }).format(cost.amount)).join(' + ')}` : ''}`,
+                buttons: [RENAME, EXPORT, EXPORT_JSON, DELETE]
             }));
             if (unreadable.length > 0) {
                 this.messages.warn(`QodeAssist: ${unreadable.length} chat file(s) could not be read and were left alone: ${unreadable.map(entry => entry.reason).join(' ')}`);
@@ -172,16 +229,26 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
                     const title = await this.quickInput.input({ prompt: 'New title', value: chat.title });
                     if (title !== undefined) {
                         await this.chatService.renameChat(storage, chat.id, title);
+                        for (const view of await this.viewsOf(chat.id)) {
+                            view.renamed(title.trim());
+                        }
                     }
-                } else if (button === EXPORT) {
+                } else if (button === EXPORT || button === EXPORT_JSON) {
                     pick.hide();
-                    await this.exportChat(storage, chat);
+                    await this.exportChat(storage, chat, button === EXPORT ? 'md' : 'json');
                 } else if (button === DELETE) {
                     await this.chatService.deleteChat(storage, chat.id);
                     await load();
                 }
             } catch (error) {
                 this.messages.error(`QodeAssist: ${error instanceof Error ? error.message : String(error)}`);
+            }
+        });
+        pick.buttons = [IMPORT];
+        pick.onDidTriggerButton(button => {
+            if (button === IMPORT) {
+                pick.hide();
+                void this.importChat();
             }
         });
         pick.onDidHide(() => pick.dispose());
@@ -194,9 +261,31 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
         }
     }
 
-    /** Writes the chat as Markdown into the workspace (`.qodeassist/exports/`) and opens it. */
-    protected async exportChat(storage: ChatStorage, chat: ChatSummary): Promise<void> {
-        const markdown = await this.chatService.exportChat(storage, chat.id);
+    /** Asks for a chat exported as JSON, imports it as a new chat of the history shown, and opens it. */
+    protected async importChat(): Promise<void> {
+        try {
+            const uri = await this.fileDialogs.showOpenDialog({ title: 'Import a QodeAssist chat', canSelectFiles: true, canSelectFolders: false, filters: { 'Chat export': ['json'] } });
+            if (!uri) {
+                return;
+            }
+            const stat = await this.files.resolve(uri, { resolveMetadata: true });
+            if ((stat.size ?? 0) > MAX_IMPORT_BYTES) {
+                throw new Error(`${uri.path.base} is larger than a chat export may be (${MAX_IMPORT_BYTES / 1024 / 1024} MB).`);
+            }
+            const storage = this.storage();
+            const imported = await this.chatService.importChat(storage, (await this.files.read(uri)).value);
+            if (imported.notes.length > 0) {
+                this.messages.warn(`QodeAssist imported "${imported.title}": ${imported.notes.join(' ')}`);
+            }
+            await this.openSaved(imported.chatId, storage.location);
+        } catch (error) {
+            this.messages.error(`QodeAssist: the chat was not imported: ${error instanceof Error ? error.message : String(error)}`);
+        }
+    }
+
+    /** Writes the chat as Markdown or JSON into the workspace (`.qodeassist/exports/`) and opens it. */
+    protected async exportChat(storage: ChatStorage, chat: ChatSummary, kind: 'md' | 'json'): Promise<void> {
+        const text = kind === 'md' ? await this.chatService.exportChat(storage, chat.id) : await this.chatService.exportChatJson(storage, chat.id);
         const root = this.workspace.tryGetRoots()[0];
         if (!root) {
             throw new Error('Open a workspace folder to export chats into.');
@@ -208,8 +297,8 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
             await this.files.createFolder(folder);
             await this.files.write(folder.resolve('.gitignore'), '*\n');
         }
-        const uri = folder.resolve(`${name}-${chat.id.slice(0, 8)}.md`);
-        await this.files.write(uri, markdown);
+        const uri = folder.resolve(`${name}-${chat.id.slice(0, 8)}.${kind}`);
+        await this.files.write(uri, text);
         await open(this.openers, uri);
     }
 

@@ -1,5 +1,5 @@
 import { CommandService, nls } from '@theia/core';
-import { codicon, Message, OpenerService, open, StatefulWidget } from '@theia/core/lib/browser';
+import { codicon, ConfirmDialog, Message, OpenerService, open, StatefulWidget } from '@theia/core/lib/browser';
 import { ClipboardService } from '@theia/core/lib/browser/clipboard-service';
 import { ExtractableWidget } from '@theia/core/lib/browser/widgets/extractable-widget';
 import { ReactWidget } from '@theia/core/lib/browser/widgets/react-widget';
@@ -12,7 +12,8 @@ import { QodeAssistConfigService, SetupState } from '../../common/config-protoco
 import { BackendConnection } from '../connection/backend-connection';
 import { QodeAssistPreferences } from '../qodeassist-preferences';
 import { QodeAssistSwitch } from '../qodeassist-switch';
-import { ChatErrorAction, OPEN_PREFERENCES_COMMAND } from '../shared/error-affordance';
+import { OPEN_CONFIGURATION_COMMAND } from '../shared/configuration-target';
+import { ChatErrorAction, settingsTargetFor } from '../shared/error-affordance';
 import { ChatFileEdits } from '../shared/file-edits';
 import { PendingPermission } from '../shared/pending-permission';
 import { QodeAssistChatClientImpl } from '../shared/tool-host-client';
@@ -23,14 +24,18 @@ import { ComposerView } from './chat-composer-view';
 import { ChatController, ChatViewState } from './chat-controller';
 import { warmUpMarkdown } from './chat-markdown';
 import { MessageActions, MessageView } from './chat-message-view';
-import { ChatMessage } from './chat-transcript';
+import { ResetVersions } from './chat-message-actions';
+import { copyText, versionsAt } from './chat-versions';
+import { ChatMessage, ChatTranscript, textOf } from './chat-transcript';
+import { chatViewId, ChatViewOptions, chatViewTitle, CHAT_VIEW_ID, titleFromFirstMessage } from './chat-view-identity';
 import { SetupCard } from './setup-card';
 
 const HISTORY_COMMAND = 'qodeassist.chat.history';
 const STREAM_RENDER_MS = 50;
 
-/** What a chat view keeps across a reload: the saved chat it shows, and the draft not sent yet. */
+/** What a chat view keeps across a reload: the saved chat it shows, its title (for the tab until the chat is open again), and the draft not sent yet. */
 interface StoredChatView extends Partial<ChatViewState> {
+    title?: string;
     draft?: string;
 }
 
@@ -68,6 +73,8 @@ interface MessageListProps {
     permissions: readonly PendingPermission[];
     actions: MessageActions;
     stick: () => boolean;
+    /** The chat's kept versions, and whether a message is in its saved history. */
+    transcript: Pick<ChatTranscript, 'branches' | 'isRecorded'>;
 }
 
 /**
@@ -75,11 +82,18 @@ interface MessageListProps {
  * toolbar and the composer (pickers, chips, buttons) stay as they are, and no React elements are
  * made for them every batch only to be thrown away.
  */
-function MessageList({ messages, changed, permissions, actions, stick }: MessageListProps): React.ReactElement {
+function MessageList({ messages, changed, permissions, actions, stick, transcript }: MessageListProps): React.ReactElement {
     React.useSyncExternalStore(changed.subscribe, changed.current);
+    let turn = -1;
     return <>
-        {messages.map((message, index) => <MessageView key={message.id} message={message} revision={message.revision}
-            permissions={message.status === 'streaming' ? permissions : NO_PERMISSIONS} last={index === messages.length - 1} actions={actions} />)}
+        {messages.map((message, index) => {
+            turn += message.role === 'user' ? 1 : 0;
+            const position = turn < 0 ? undefined : { turn, part: message.role === 'user' ? 'question' as const : 'answer' as const };
+            return <MessageView key={message.id} message={message} revision={message.revision}
+                permissions={message.status === 'streaming' ? permissions : NO_PERMISSIONS} last={index === messages.length - 1} actions={actions}
+                recorded={transcript.isRecorded(message)} versions={versionsAt(transcript.branches, position)} />;
+        })}
+        <ResetVersions branches={transcript.branches} messages={messages} onPick={actions.switchVersion} />
         <ScrollAnchor stick={stick} />
     </>;
 }
@@ -90,18 +104,16 @@ function MessageList({ messages, changed, permissions, actions, stick }: Message
  */
 @injectable()
 export class ChatWidget extends ReactWidget implements ExtractableWidget, StatefulWidget {
-    static readonly ID = 'qodeassist-chat';
+    static readonly ID = CHAT_VIEW_ID;
     static readonly LABEL = nls.localize('qodeassist/chat/title', 'QodeAssist Chat');
 
     /** Chats can move to a separate window (Theia secondary window) and back. */
     readonly isExtractable = true;
     secondaryWindow: Window | undefined;
 
-    /** The n-th chat: 0 is the one the view command opens, the others come from "New Chat". */
-    setInstance(instance: number): void {
-        this.id = instance ? `${ChatWidget.ID}:${instance}` : ChatWidget.ID;
-        this.title.label = instance ? `${ChatWidget.LABEL} ${instance + 1}` : ChatWidget.LABEL;
-        this.title.caption = this.title.label;
+    /** The view's id, from the options it was created with (kept by the layout restorer): the main view's, or one no other view ever gets. */
+    setViewOptions(options?: ChatViewOptions): void {
+        this.id = chatViewId(options);
     }
 
     @inject(QodeAssistChatService) protected readonly chatService: QodeAssistChatService;
@@ -125,12 +137,14 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     protected readonly messagesChanged = new MessagesChanged();
     protected lastStreamRender = 0;
     protected streamRenderTimer: ReturnType<typeof setTimeout> | undefined;
+    /** The saved chat's title (opened, restored, renamed); a new chat is titled from its first message. */
+    protected chatTitle: string | undefined;
+    /** The saved chat this view is opening (restoring after a reload, or from History): the view shows it already, for History. */
+    protected opening: ChatViewState | undefined;
 
     @postConstruct()
     protected init(): void {
         this.id = ChatWidget.ID;
-        this.title.label = ChatWidget.LABEL;
-        this.title.caption = ChatWidget.LABEL;
         this.title.iconClass = codicon('comment-discussion');
         warmUpMarkdown(work => window.requestIdleCallback(work, { timeout: 2_000 }));
         this.title.closable = true;
@@ -152,10 +166,14 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 },
                 streamed: ended => this.updateStreaming(ended),
                 checkSetup: () => void this.checkSetup(),
-                chatShown: opened => { this.title.caption = opened.chat?.title ?? this.title.label; }
+                chatShown: opened => {
+                    this.chatTitle = opened.chat?.title;
+                    this.showTitle();
+                }
             }
         });
         this.composer.connect(this.controller, () => this.update());
+        this.showTitle();
         this.toDispose.push(this.backend.onDidChange(() => this.update()));
         this.toDispose.push(this.projectTrust.onDidChange(() => {
             this.update();
@@ -224,7 +242,12 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     /** The draft goes with the stored state: a reload (what the banner advises when the backend stays away) brings it back. */
     storeState(): object | undefined {
         const draft = this.composer.text();
-        const state: StoredChatView = { ...this.controller.savedChat, ...(draft.trim() ? { draft } : {}) };
+        // A view still opening its chat is stored with that chat, not as an empty view.
+        const shown = this.opening ?? this.controller.savedChat;
+        const state: StoredChatView = {
+            ...(shown ? { chatId: shown.chatId, location: shown.location, title: this.title.caption } : {}),
+            ...(draft.trim() ? { draft } : {})
+        };
         return Object.keys(state).length > 0 ? state : undefined;
     }
 
@@ -234,18 +257,58 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             this.composer.setDraft(saved.draft);
         }
         if (typeof saved.chatId === 'string' && (saved.location === 'workspace' || saved.location === 'user')) {
-            void this.workspace.ready.then(() => this.openSaved(saved.chatId!, saved.location));
+            const { chatId, location } = saved;
+            if (typeof saved.title === 'string') {
+                this.chatTitle = saved.title;
+                this.showTitle();
+            }
+            void this.showSaved({ chatId, location }, async () => {
+                await this.workspace.ready;
+                await this.controller.openSaved(chatId, location);
+            });
         }
     }
 
-    /** The id of the chat shown now, if any. */
+    /** The id of the chat shown now, if any; while the view opens a saved chat, that chat's. */
     currentChatId(): Promise<string | undefined> {
-        return this.controller.currentChatId();
+        return this.opening ? Promise.resolve(this.opening.chatId) : this.controller.currentChatId();
     }
 
     /** Shows a saved chat: a new session seeded with its history. */
-    openSaved(chatId: string, location?: ChatStorage['location']): Promise<void> {
-        return this.controller.openSaved(chatId, location);
+    openSaved(chatId: string, location: ChatStorage['location'] = this.storage().location): Promise<void> {
+        return this.showSaved({ chatId, location }, () => this.controller.openSaved(chatId, location));
+    }
+
+    /** The user renamed the chat this view shows (from History): the tab follows. */
+    renamed(title: string): void {
+        this.chatTitle = title;
+        this.showTitle();
+    }
+
+    /** Opens a saved chat; until it is shown, the view counts as showing it already (History focuses it rather than opening it twice). */
+    protected async showSaved(chat: ChatViewState, open: () => Promise<void>): Promise<void> {
+        this.opening = chat;
+        try {
+            await open();
+        } finally {
+            if (this.opening === chat) {
+                this.opening = undefined;
+            }
+        }
+    }
+
+    /** The tab and the sidebar show the chat's title: the saved one, else the first message's, else "New chat". */
+    protected showTitle(): void {
+        const first = this.controller.transcript.messages.find(message => message.role === 'user');
+        const { label, caption } = chatViewTitle(this.chatTitle ?? titleFromFirstMessage(first && textOf(first)));
+        this.title.label = label;
+        this.title.caption = caption;
+    }
+
+    /** A first message or another chat may have changed the title: render it with the view. */
+    protected override onUpdateRequest(msg: Message): void {
+        this.showTitle();
+        super.onUpdateRequest(msg);
     }
 
     /** Replaces the conversation by a summary in a new chat linked to this one; the original stays saved. */
@@ -266,12 +329,30 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         setEdit: (message, tools, state) => void this.controller.setEdit(message, tools, state),
         openFile: path => void open(this.openers, URI.fromFilePath(path)),
         runErrorAction: (action, message) => void this.runErrorAction(action, message),
-        openChat: chatId => void this.commands.executeCommand('qodeassist.chat.openSaved', chatId, this.storage().location)
+        openChat: chatId => void this.commands.executeCommand('qodeassist.chat.openSaved', chatId, this.storage().location),
+        copy: message => void this.clipboard.writeText(copyText(message)),
+        edit: (message, text) => void this.controller.editAndResend(message, text),
+        regenerate: message => void this.controller.retry(message),
+        resetTo: message => void this.confirmReset(message),
+        switchVersion: branchId => void this.controller.switchVersion(branchId)
     };
+
+    /** A reset removes messages from view: asked first, and undone with "Bring back". */
+    protected async confirmReset(message: ChatMessage): Promise<void> {
+        const confirmed = await new ConfirmDialog({
+            title: nls.localize('qodeassist/chat/resetTitle', 'Reset the chat to this message?'),
+            msg: nls.localize('qodeassist/chat/resetMessage', 'The messages after it are removed from the chat; they are kept, and "Bring back" at the end of the chat restores them.'),
+            ok: nls.localize('qodeassist/chat/resetOk', 'Reset')
+        }).open();
+        if (confirmed) {
+            await this.controller.resetTo(message);
+        }
+    }
 
     protected async runErrorAction(action: ChatErrorAction, message: ChatMessage): Promise<void> {
         if (action === 'open-settings') {
-            await this.commands.executeCommand(OPEN_PREFERENCES_COMMAND, 'qodeassist');
+            // Keys and provider files are set in QodeAssist's configuration view, not in Theia's preferences.
+            await this.commands.executeCommand(OPEN_CONFIGURATION_COMMAND, message.error ? settingsTargetFor(message.error) : undefined);
         } else if (action === 'summarize') {
             await this.controller.summarize();
         } else {
@@ -287,7 +368,8 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             {this.renderToolbar()}
             {this.backend.away && this.renderBackendAway()}
             {controller.notice && <div className='qa-notice'><i className={codicon('warning')} /> {controller.notice}
-                <button className='qa-icon-button' title='Dismiss' onClick={() => { controller.notice = undefined; this.update(); }}><i className={codicon('close')} /></button>
+                <button type='button' className='qa-icon-button' data-action='dismiss-notice' aria-label={nls.localize('qodeassist/chat/dismiss', 'Dismiss')}
+                    title={nls.localize('qodeassist/chat/dismiss', 'Dismiss')} onClick={() => { controller.notice = undefined; this.update(); }}><i className={codicon('close')} aria-hidden='true' /></button>
             </div>}
             <ProjectTrustNotice state={this.projectTrust.state} trust={() => void this.projectTrust.requestTrust()} />
             <div className='qa-messages' ref={element => { this.messagesElement = element; }} onScroll={this.onScroll} onClick={this.onMessagesClick}>
@@ -299,8 +381,9 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 }} />}
                 {controller.transcript.messages.length === 0 && !this.setup?.needed && this.renderEmptyState()}
                 <MessageList messages={controller.transcript.messages} changed={this.messagesChanged} permissions={controller.permissions} actions={this.actions}
-                    stick={this.isStuckToBottom} />
+                    stick={this.isStuckToBottom} transcript={controller.transcript} />
             </div>
+            {controller.summarizing && this.renderSummarizing()}
             <ComposerView composer={this.composer} busy={controller.busy} summarizing={controller.summarizing}
                 send={this.sendDraft} stop={this.stop} summarize={this.summarizeNow} setDragging={this.setDragging} />
         </div>;
@@ -310,15 +393,34 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         const canSummarize = this.controller.transcript.messages.length > 0 && !this.controller.busy;
         return <div className='qa-toolbar'>
             <span className='qa-toolbar-title' title={this.title.caption}>{this.title.caption !== this.title.label ? this.title.caption : ''}</span>
-            <button className='qa-icon-button' data-action='history' title={nls.localize('qodeassist/chat/history', 'Chat history')}
-                onClick={() => void this.commands.executeCommand(HISTORY_COMMAND)}><i className={codicon('history')} /></button>
-            <button className='qa-icon-button' data-action='summarize' disabled={!canSummarize}
-                title={nls.localize('qodeassist/chat/summarizeTitle', 'Summarize this chat into a new one (the original is kept)')}
-                onClick={this.summarizeNow}>
-                <i className={this.controller.summarizing ? `${codicon('loading')} theia-animation-spin` : codicon('note')} />
+            <button type='button' className='qa-icon-button' data-action='history' aria-label={nls.localize('qodeassist/chat/history', 'Chat history')}
+                title={nls.localize('qodeassist/chat/historyTitle', 'Chat history: open, rename or delete saved chats')}
+                onClick={() => void this.commands.executeCommand(HISTORY_COMMAND)}><i className={codicon('history')} aria-hidden='true' /></button>
+            {this.controller.summarizing
+                ? <button className='qa-icon-button' data-action='stop-summary' aria-label={nls.localize('qodeassist/chat/stopSummary', 'Stop summarizing')}
+                    title={nls.localize('qodeassist/chat/stopSummaryTitle', 'Stop summarizing (the chat stays as it was)')} onClick={this.stopSummary}>
+                    <i className={codicon('debug-stop')} />
+                </button>
+                : <button type='button' className='qa-icon-button' data-action='summarize' disabled={!canSummarize} aria-label={nls.localize('qodeassist/chat/summarizeName', 'Summarize chat')}
+                    title={nls.localize('qodeassist/chat/summarizeTitle', 'Summarize this chat into a new one (the original is kept)')}
+                    onClick={this.summarizeNow}>
+                    <i className={codicon('note')} aria-hidden='true' />
+                </button>}
+            <button type='button' className='qa-icon-button' data-action='new-chat' aria-label={nls.localize('qodeassist/chat/newChat', 'New chat')}
+                title={nls.localize('qodeassist/chat/newChatTitle', 'New chat (this one stays in the history)')}
+                onClick={() => void this.commands.executeCommand('qodeassist.chat.new')}><i className={codicon('add')} aria-hidden='true' /></button>
+        </div>;
+    }
+
+    /** A summary is being made (by the button, or before a send that would fill the context); Stop leaves the chat as it was. */
+    protected renderSummarizing(): React.ReactNode {
+        return <div className='qa-summarizing' role='status'>
+            <i className={`${codicon('loading')} theia-animation-spin`} />
+            <span>{nls.localize('qodeassist/chat/summarizing', 'Summarizing the chat… Stop leaves it as it is.')}</span>
+            <button type='button' className='theia-button secondary' data-action='stop-summarizing'
+                title={nls.localize('qodeassist/chat/stopSummaryTitle', 'Stop summarizing (the chat stays as it was)')} onClick={this.stopSummary}>
+                <i className={codicon('debug-stop')} /> {nls.localize('qodeassist/chat/stop', 'Stop')}
             </button>
-            <button className='qa-icon-button' data-action='new-chat' title={nls.localize('qodeassist/chat/newChat', 'New chat')}
-                onClick={() => void this.commands.executeCommand('qodeassist.chat.new')}><i className={codicon('add')} /></button>
         </div>;
     }
 
@@ -370,6 +472,8 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     protected readonly stop = (): void => void this.controller.stop();
 
     protected readonly summarizeNow = (): void => void this.controller.summarize();
+
+    protected readonly stopSummary = (): void => void this.controller.stopSummary();
 
     protected readonly setDragging = (dragging: boolean): void => {
         if (dragging) {

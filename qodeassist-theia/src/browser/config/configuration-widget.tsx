@@ -1,15 +1,19 @@
 import { CommandRegistry, Emitter, Event, MessageService, nls, PreferenceScope, PreferenceService, QuickInputService } from '@theia/core';
-import { codicon, open, OpenerService, ReactWidget } from '@theia/core/lib/browser';
+import { codicon, Message, open, OpenerService, ReactWidget } from '@theia/core/lib/browser';
 import URI from '@theia/core/lib/common/uri';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import * as React from '@theia/core/shared/react';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { QodeAssistProjectTrust } from '../trust/project-trust';
 import { ProjectTrustNotice } from '../trust/project-trust-notice';
-import { ConfigIssue, ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
+import { ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
 import { McpServerState, McpServerStatus, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistRefactorService, SavedInstruction } from '../../common/refactor-protocol';
 import { QodeAssistPreferences, skillSettingsOf } from '../qodeassist-preferences';
+import { ConfigurationTarget, focusPlaceOf } from '../shared/configuration-target';
+import { displayPath, displayPathsIn, PathRoot } from './display-path';
+import { ProblemsSection } from './problems-section';
+import { FocusRequest, focusRef, NewProviderForm, ProvidersSection } from './providers-section';
 
 /** Hears the backend say the configuration changed; the view refreshes. */
 @injectable()
@@ -20,13 +24,6 @@ export class ConfigClientImpl implements QodeAssistConfigClient {
     onConfigurationChanged(): void {
         this.changedEmitter.fire();
     }
-}
-
-interface NewProviderForm {
-    name: string;
-    clientApi: string;
-    url: string;
-    keyRef: string;
 }
 
 const PIPELINE_LABELS: Record<string, string> = { chat: 'Chat', completion: 'Completion', refactor: 'Refactor', compression: 'Compression' };
@@ -64,6 +61,9 @@ export class ConfigurationWidget extends ReactWidget {
     protected mcpServers: McpServerState[] = [];
     protected form: NewProviderForm = { name: '', clientApi: 'openai_compatible', url: '', keyRef: '' };
     protected error: string | undefined;
+    /** The place an error's "Open Settings" asked for: kept highlighted, focused once it is rendered. */
+    protected target: ConfigurationTarget | undefined;
+    protected focusTarget: ((element: HTMLElement | null) => void) | undefined;
 
     @postConstruct()
     protected init(): void {
@@ -72,6 +72,7 @@ export class ConfigurationWidget extends ReactWidget {
         this.title.caption = this.title.label;
         this.title.iconClass = codicon('settings-gear');
         this.title.closable = true;
+        this.node.tabIndex = -1;
         this.addClass('qa-config');
         this.toDispose.push(this.client.onDidChange(() => void this.refresh()));
         this.toDispose.push(this.projectTrust.onDidChange(() => void this.refresh()));
@@ -86,6 +87,37 @@ export class ConfigurationWidget extends ReactWidget {
         }));
         // The skills list follows the skills preferences: read them first.
         void Promise.all([this.workspace.ready, this.preferences.ready]).then(() => this.refresh());
+    }
+
+    protected override onActivateRequest(msg: Message): void {
+        super.onActivateRequest(msg);
+        if (!this.node.contains(document.activeElement)) {
+            this.node.focus();
+        }
+    }
+
+    /** Brings a place into sight and focuses it (a provider's Set key button for an Auth error), once the view shows it. */
+    reveal(target: ConfigurationTarget): void {
+        this.target = target;
+        let focused = false;
+        // A new function each time: React calls a changed ref again, so a second reveal of the same place focuses it again.
+        this.focusTarget = element => {
+            if (element && !focused) {
+                focused = true;
+                element.scrollIntoView({ block: 'center' });
+                element.focus();
+            }
+        };
+        this.update();
+    }
+
+    /** What the render focuses: the target resolved against the providers the view lists. */
+    protected focusRequest(overview: ConfigOverview): FocusRequest | undefined {
+        return this.target && this.focusTarget ? { place: focusPlaceOf(this.target, overview.providers.map(provider => provider.name)), ref: this.focusTarget } : undefined;
+    }
+
+    protected get roots(): readonly PathRoot[] {
+        return this.overview?.pathRoots ?? [];
     }
 
     protected get workspacePath(): string | undefined {
@@ -147,7 +179,7 @@ export class ConfigurationWidget extends ReactWidget {
 
     protected openFile(file: string, line?: number): void {
         if (!file.startsWith('/')) {
-            this.messages.info(nls.localize('qodeassist/config/bundled', '{0} is bundled with QodeAssist; copy it into .qodeassist/ to change it.', file));
+            this.messages.info(nls.localize('qodeassist/config/bundled', '{0} comes with QodeAssist; copy it into .qodeassist/ to change it.', file));
             return;
         }
         void open(this.openers, URI.fromFilePath(file), line ? { selection: { start: { line: line - 1, character: 0 }, end: { line: line - 1, character: 0 } } } : undefined);
@@ -186,7 +218,7 @@ export class ConfigurationWidget extends ReactWidget {
         }
         await this.run(async () => {
             const file = await this.service.addProvider(workspace, { ...this.form, keyRef: this.form.keyRef || undefined, url: this.form.url || undefined });
-            this.messages.info(nls.localize('qodeassist/config/added', 'Added {0}.', file));
+            this.messages.info(nls.localize('qodeassist/config/added', 'Added {0}.', displayPath(file, this.roots)));
             this.form = { name: '', clientApi: this.form.clientApi, url: '', keyRef: '' };
         });
     }
@@ -227,15 +259,18 @@ export class ConfigurationWidget extends ReactWidget {
         if (!overview) {
             return <div className='qa-config-loading'>{this.error ?? nls.localize('qodeassist/config/loading', 'Loading the configuration…')}</div>;
         }
-        return <div className='qa-config-root'>
+        const focus = this.focusRequest(overview);
+        return <div className='qa-config-root' role='region' aria-label={nls.localize('qodeassist/config/title', ConfigurationWidget.LABEL)}>
             <div className='qa-config-toolbar'>
-                <button className='theia-button secondary' data-action='refresh' title={nls.localize('qodeassist/config/refreshHint', 'Read everything again (skills and MCP states are not watched here)')}
-                    onClick={() => void this.refresh()}><i className={codicon('refresh')} /> {nls.localize('qodeassist/config/refresh', 'Refresh')}</button>
+                <button type='button' className='theia-button secondary' data-action='refresh' title={nls.localize('qodeassist/config/refreshHint', 'Read everything again (skills and MCP states are not watched here)')}
+                    onClick={() => void this.refresh()}><i className={codicon('refresh')} aria-hidden='true' /> {nls.localize('qodeassist/config/refresh', 'Refresh')}</button>
             </div>
             <ProjectTrustNotice state={overview.projectTrust} trust={() => void this.projectTrust.requestTrust()} />
-            {this.renderIssues(overview.issues)}
-            {this.renderProviders(overview)}
-            {this.renderAgents(overview)}
+            <ProblemsSection issues={overview.issues} roots={this.roots} focus={focus} openFile={(file, line) => this.openFile(file, line)} />
+            <ProvidersSection overview={overview} tests={this.tests} form={this.form} roots={this.roots} focus={focus}
+                setForm={form => { this.form = form; this.update(); }} test={provider => void this.test(provider)} setKey={(ref, variable) => void this.setKey(ref, variable)}
+                clearKey={ref => void this.run(() => this.service.clearKey(ref))} addProvider={() => void this.addProvider()} openFile={file => this.openFile(file)} />
+            {this.renderAgents(overview, focus)}
             {this.renderRosters(overview)}
             {this.renderRoles(overview)}
             {this.renderTools(overview)}
@@ -245,65 +280,15 @@ export class ConfigurationWidget extends ReactWidget {
         </div>;
     }
 
-    protected renderIssues(issues: ConfigIssue[]): React.ReactNode {
-        return <section className='qa-config-section' data-section='issues'>
-            <h2>{nls.localize('qodeassist/config/problems', 'Problems')}</h2>
-            {issues.length === 0
-                ? <div className='qa-config-ok'><i className={codicon('check')} /> {nls.localize('qodeassist/config/noProblems', 'The configuration loads without problems.')}</div>
-                : <ul className='qa-config-issues'>{issues.map((issue, index) => <li key={index} className='qa-config-issue' data-severity={issue.severity}>
-                    <i className={codicon(issue.severity === 'error' ? 'error' : 'info')} />
-                    <span className='qa-config-where'>{issue.file}{issue.line !== undefined ? `:${issue.line}` : ''}{issue.field ? ` [${issue.field}]` : ''}</span>
-                    <span className='qa-config-message'>{issue.message}{issue.fix ? ` — ${issue.fix}` : ''}</span>
-                    <button className='theia-button secondary' data-action='open-issue' onClick={() => this.openFile(issue.file, issue.line)}>{nls.localize('qodeassist/config/openFile', 'Open file')}</button>
-                </li>)}</ul>}
-        </section>;
-    }
-
-    protected renderProviders(overview: ConfigOverview): React.ReactNode {
-        return <section className='qa-config-section' data-section='providers'>
-            <h2>{nls.localize('qodeassist/config/providers', 'Providers')}</h2>
-            <table className='qa-config-table'>
-                <thead><tr><th>Name</th><th>API</th><th>URL</th><th>Key</th><th>Status</th><th /></tr></thead>
-                <tbody>{overview.providers.map(provider => {
-                    const test = this.tests[provider.name];
-                    return <tr key={provider.name} data-provider={provider.name}>
-                        <td>{provider.name}</td>
-                        <td>{provider.clientApi}</td>
-                        <td className='qa-config-url'>{provider.url}</td>
-                        <td data-key-state={provider.keyState} title={provider.keyVariable}>{provider.keyState === 'set' ? '✓ set' : provider.keyState === 'missing' ? `missing (${provider.keyVariable})` : '—'}</td>
-                        <td className='qa-config-status' data-status={test === undefined ? '' : test === 'testing' ? 'testing' : test.status}>
-                            {test === 'testing' ? nls.localize('qodeassist/config/testing', 'testing…') : test ? `${test.status}: ${test.message}` : ''}
-                            {test && test !== 'testing' && test.models.length > 0 && <select className='theia-select qa-config-models'>{test.models.map(model => <option key={model}>{model}</option>)}</select>}
-                        </td>
-                        <td className='qa-config-actions'>
-                            <button className='theia-button secondary' data-action='test' onClick={() => void this.test(provider.name)}>{nls.localize('qodeassist/config/test', 'Test connection')}</button>
-                            <button className='theia-button secondary' data-action='set-key' onClick={() => void this.setKey(provider.keyRef, provider.keyVariable)}>{nls.localize('qodeassist/config/setKey', 'Set key')}</button>
-                            {provider.keyState === 'set' && <button className='theia-button secondary' data-action='clear-key' onClick={() => void this.run(() => this.service.clearKey(provider.keyRef))}>{nls.localize('qodeassist/config/clearKey', 'Clear key')}</button>}
-                            <button className='qa-icon-button' title={provider.file} onClick={() => this.openFile(provider.file)}><i className={codicon('go-to-file')} /></button>
-                        </td>
-                    </tr>;
-                })}</tbody>
-            </table>
-            <div className='qa-config-form' data-form='provider'>
-                <input className='theia-input' placeholder='name' data-field='name' value={this.form.name} onChange={event => { this.form = { ...this.form, name: event.target.value }; this.update(); }} />
-                <select className='theia-select' data-field='client-api' value={this.form.clientApi} onChange={event => { this.form = { ...this.form, clientApi: event.target.value }; this.update(); }}>
-                    {overview.clientApis.map(api => <option key={api} value={api}>{api}</option>)}
-                </select>
-                <input className='theia-input' placeholder='url (empty: the API default)' data-field='url' value={this.form.url} onChange={event => { this.form = { ...this.form, url: event.target.value }; this.update(); }} />
-                <input className='theia-input' placeholder='key name (api_key_ref)' data-field='key-ref' value={this.form.keyRef} onChange={event => { this.form = { ...this.form, keyRef: event.target.value }; this.update(); }} />
-                <button className='theia-button' data-action='add-provider' disabled={!this.form.name.trim()} onClick={() => void this.addProvider()}>{nls.localize('qodeassist/config/addProvider', 'Add provider')}</button>
-            </div>
-        </section>;
-    }
-
-    protected renderAgents(overview: ConfigOverview): React.ReactNode {
-        return <section className='qa-config-section' data-section='agents'>
-            <h2>{nls.localize('qodeassist/config/agents', 'Agents')}</h2>
-            <table className='qa-config-table'>
-                <thead><tr><th>Name</th><th>Provider</th><th>Model</th><th>Rosters</th><th /></tr></thead>
+    protected renderAgents(overview: ConfigOverview, focus: FocusRequest | undefined): React.ReactNode {
+        return <section className='qa-config-section' data-section='agents' aria-labelledby='qa-config-agents'>
+            <h2 id='qa-config-agents' tabIndex={-1} ref={focusRef(focus, { section: 'agents' })}>{nls.localize('qodeassist/config/agents', 'Agents')}</h2>
+            <table className='qa-config-table qa-config-agents'>
+                <colgroup><col className='qa-col-name' /><col className='qa-col-provider' /><col className='qa-col-model' /><col className='qa-col-rosters' /><col className='qa-col-agent-actions' /></colgroup>
+                <thead><tr><th>Name</th><th>Provider</th><th>Model</th><th>Rosters</th><th><span className='qa-visually-hidden'>Actions</span></th></tr></thead>
                 <tbody>{overview.agents.map(agent => <React.Fragment key={agent.name}><tr data-agent={agent.name} title={agent.description}>
-                    <td>{agent.name}</td><td>{agent.provider}</td>
-                    <td><input className='theia-input qa-config-model' data-field='model' title={nls.localize('qodeassist/config/modelHint', 'The model this agent uses; a change is kept in ~/.qodeassist/agent_models.json (empty: back to the profile\'s)')}
+                    <td className='qa-config-cell'>{agent.name}</td><td className='qa-config-cell'>{agent.provider}</td>
+                    <td><input className='theia-input qa-config-model' data-field='model' aria-label={nls.localize('qodeassist/config/modelOf', 'Model of {0}', agent.name)} title={nls.localize('qodeassist/config/modelHint', 'The model this agent uses; a change is kept in ~/.qodeassist/agent_models.json (empty: back to the profile\'s)')}
                         key={`${agent.name}:${agent.model}`} defaultValue={agent.model}
                         onKeyDown={event => event.key === 'Enter' && event.currentTarget.blur()}
                         onBlur={event => {
@@ -314,17 +299,22 @@ export class ConfigurationWidget extends ReactWidget {
                         }} />
                         {overview.modelOverrides[agent.name] && <span className='qa-config-scope' data-override> override</span>}
                     </td>
-                    <td>{agent.rosters.join(', ')}</td>
+                    <td className='qa-config-cell'>{agent.rosters.join(', ')}</td>
                     <td className='qa-config-actions'>
-                        <button className='theia-button secondary' data-action='profile' onClick={() => this.togglePreview(agent.name, 'profile')}>
-                            {nls.localize('qodeassist/config/profile', 'Profile')}</button>
-                        <button className='theia-button secondary' data-action='preview' onClick={() => this.togglePreview(agent.name, 'body')}>
-                            {nls.localize('qodeassist/config/body', 'Request body')}</button>
-                        <button className='qa-icon-button' title={agent.file} onClick={() => this.openFile(agent.file)}><i className={codicon('go-to-file')} /></button>
+                        <button type='button' className='theia-button secondary' data-action='profile' aria-label={nls.localize('qodeassist/config/profileOf', 'Profile of {0}', agent.name)}
+                            aria-expanded={this.preview?.agent === agent.name && this.preview.kind === 'profile'}
+                            title={nls.localize('qodeassist/config/profileHint', 'Show the profile after extends, each field with the file it comes from')}
+                            onClick={() => this.togglePreview(agent.name, 'profile')}>{nls.localize('qodeassist/config/profile', 'Profile')}</button>
+                        <button type='button' className='theia-button secondary' data-action='preview' aria-label={nls.localize('qodeassist/config/bodyOf', 'Request body of {0}', agent.name)}
+                            aria-expanded={this.preview?.agent === agent.name && this.preview.kind === 'body'}
+                            title={nls.localize('qodeassist/config/bodyHint', 'Show the request body this agent sends, for a sample conversation')}
+                            onClick={() => this.togglePreview(agent.name, 'body')}>{nls.localize('qodeassist/config/body', 'Request body')}</button>
+                        <button type='button' className='qa-icon-button' data-action='open-agent-file' aria-label={nls.localize('qodeassist/config/openFileOf', 'Open the file of {0}', agent.name)}
+                            title={displayPath(agent.file, this.roots)} onClick={() => this.openFile(agent.file)}><i className={codicon('go-to-file')} aria-hidden='true' /></button>
                     </td>
                 </tr>
                 {this.preview?.agent === agent.name && <tr className='qa-config-preview-row'><td colSpan={5}>
-                    <pre className='qa-config-preview' data-agent={this.preview.agent} data-kind={this.preview.kind}>{this.preview.text}</pre>
+                    <pre className='qa-config-preview' tabIndex={0} data-agent={this.preview.agent} data-kind={this.preview.kind}>{this.preview.text}</pre>
                 </td></tr>}
                 </React.Fragment>)}</tbody>
             </table>
@@ -341,10 +331,12 @@ export class ConfigurationWidget extends ReactWidget {
                     <h3>{PIPELINE_LABELS[pipeline] ?? pipeline}</h3>
                     <ol>{list.map((agent, index) => <li key={agent} data-agent={agent}>
                         <span>{agent}</span>
-                        <button className='qa-icon-button' data-action='up' title='Earlier' disabled={index === 0} onClick={() => this.move(pipeline, index, -1)}><i className={codicon('arrow-up')} /></button>
-                        <button className='qa-icon-button' data-action='down' title='Later' disabled={index === list.length - 1} onClick={() => this.move(pipeline, index, 1)}><i className={codicon('arrow-down')} /></button>
+                        <button type='button' className='qa-icon-button' data-action='up' aria-label={nls.localize('qodeassist/config/earlierOf', 'Move {0} earlier', agent)}
+                            title={nls.localize('qodeassist/config/earlier', 'Earlier')} disabled={index === 0} onClick={() => this.move(pipeline, index, -1)}><i className={codicon('arrow-up')} aria-hidden='true' /></button>
+                        <button type='button' className='qa-icon-button' data-action='down' aria-label={nls.localize('qodeassist/config/laterOf', 'Move {0} later', agent)}
+                            title={nls.localize('qodeassist/config/later', 'Later')} disabled={index === list.length - 1} onClick={() => this.move(pipeline, index, 1)}><i className={codicon('arrow-down')} aria-hidden='true' /></button>
                     </li>)}</ol>
-                    {changed && <button className='theia-button' data-action='save-roster' onClick={() => void this.saveRoster(pipeline)}>{nls.localize('qodeassist/config/saveRoster', 'Save order')}</button>}
+                    {changed && <button type='button' className='theia-button' data-action='save-roster' title={nls.localize('qodeassist/config/saveRosterHint', 'Write this order to the workspace\'s rosters.toml')} onClick={() => void this.saveRoster(pipeline)}>{nls.localize('qodeassist/config/saveRoster', 'Save order')}</button>}
                 </div>;
             })}</div>
         </section>;
@@ -372,16 +364,19 @@ export class ConfigurationWidget extends ReactWidget {
         return <section className='qa-config-section' data-section='roles'>
             <h2>{nls.localize('qodeassist/config/roles', 'Roles')}</h2>
             <ul className='qa-config-list'>{overview.roles.map(role => <li key={role.id} data-role={role.id}>
-                <span className='qa-config-name'>{role.name}</span> <span className='qa-config-scope'>{role.bundled ? 'bundled' : role.file}</span>
+                <span className='qa-config-name'>{role.name}</span> <span className='qa-config-scope' title={role.file}>{role.bundled ? 'bundled' : displayPath(role.file, this.roots)}</span>
                 <span className='qa-config-body'>{role.description || role.systemPrompt}</span>
                 {role.bundled
-                    ? <button className='theia-button secondary' data-action='copy-role' onClick={() => void this.newRole(role)}>{nls.localize('qodeassist/config/copyRole', 'Copy to project')}</button>
+                    ? <button type='button' className='theia-button secondary' data-action='copy-role' aria-label={nls.localize('qodeassist/config/copyRoleOf', 'Copy to project: {0}', role.name)}
+                        title={nls.localize('qodeassist/config/copyRoleHint', 'Copy this role into the workspace\'s .qodeassist/roles to change it')} onClick={() => void this.newRole(role)}>{nls.localize('qodeassist/config/copyRole', 'Copy to project')}</button>
                     : <>
-                        <button className='qa-icon-button' data-action='edit' title='Edit (opens its file)' onClick={() => this.openFile(role.file)}><i className={codicon('edit')} /></button>
-                        <button className='qa-icon-button' data-action='delete' title='Delete' onClick={() => void this.run(() => this.service.deleteRole(this.workspacePath, role.id))}><i className={codicon('trash')} /></button>
+                        <button type='button' className='qa-icon-button' data-action='edit' aria-label={nls.localize('qodeassist/config/editOf', 'Edit {0}', role.name)}
+                            title={nls.localize('qodeassist/config/editHint', 'Edit (opens its file)')} onClick={() => this.openFile(role.file)}><i className={codicon('edit')} aria-hidden='true' /></button>
+                        <button type='button' className='qa-icon-button' data-action='delete' aria-label={nls.localize('qodeassist/config/deleteOf', 'Delete {0}', role.name)}
+                            title={nls.localize('qodeassist/config/delete', 'Delete')} onClick={() => void this.run(() => this.service.deleteRole(this.workspacePath, role.id))}><i className={codicon('trash')} aria-hidden='true' /></button>
                     </>}
             </li>)}</ul>
-            <button className='theia-button secondary' data-action='new-role' onClick={() => void this.newRole()}>{nls.localize('qodeassist/config/newRole', 'New role…')}</button>
+            <button type='button' className='theia-button secondary' data-action='new-role' title={nls.localize('qodeassist/config/newRoleHint', 'Write a new role into the workspace\'s .qodeassist/roles')} onClick={() => void this.newRole()}>{nls.localize('qodeassist/config/newRole', 'New role…')}</button>
         </section>;
     }
 
@@ -407,14 +402,16 @@ export class ConfigurationWidget extends ReactWidget {
         const enabled = (name: string) => this.toolChoices.get(name) ?? !disabled.has(name);
         return <section className='qa-config-section' data-section='tools'>
             <h2>{nls.localize('qodeassist/config/tools', 'Tools')}</h2>
-            <table className='qa-config-table'>
+            <table className='qa-config-table qa-config-tools'>
+                <colgroup><col className='qa-col-toggle' /><col className='qa-col-tool' /><col className='qa-col-permission' /><col className='qa-col-source' /><col /></colgroup>
                 <thead><tr><th>On</th><th>Tool</th><th>Permission</th><th>From</th><th>What it does</th></tr></thead>
                 <tbody>{overview.tools.map(tool => <tr key={tool.name} data-tool={tool.name}>
-                    <td><input type='checkbox' data-action='toggle-tool' checked={enabled(tool.name)} onChange={event => void this.setToolEnabled(tool.name, event.target.checked)} /></td>
+                    <td><input type='checkbox' data-action='toggle-tool' aria-label={nls.localize('qodeassist/config/toolOn', 'Offer {0}', tool.name)}
+                        title={nls.localize('qodeassist/config/toolOnHint', 'Offer {0} to the chat and refactor in this workspace', tool.name)} checked={enabled(tool.name)} onChange={event => void this.setToolEnabled(tool.name, event.target.checked)} /></td>
                     <td className='qa-config-name'>{tool.name}</td>
                     <td className='qa-config-nowrap' title={tool.permission === 'read' ? 'runs without asking' : 'asks before it runs'}>{tool.permission}</td>
                     <td className='qa-config-nowrap'>{tool.source}</td>
-                    <td className='qa-config-body'>{tool.description}</td>
+                    <td className='qa-config-body' title={tool.description}>{tool.description}</td>
                 </tr>)}</tbody>
             </table>
         </section>;
@@ -433,11 +430,16 @@ export class ConfigurationWidget extends ReactWidget {
             <ul className='qa-config-list'>{overview.skills.map(skill => <li key={skill.path} data-skill={skill.name}>
                 <span className='qa-config-name'>/{skill.name}</span> <span className='qa-config-scope'>{skill.scope}{skill.alwaysOn ? ', always on' : ''}</span>
                 <span className='qa-config-body'>{skill.description}</span>
-                <button className='qa-icon-button' title={skill.path} onClick={() => this.openFile(skill.path)}><i className={codicon('go-to-file')} /></button>
+                <button type='button' className='qa-icon-button' data-action='open-skill' aria-label={nls.localize('qodeassist/config/openSkill', 'Open the SKILL.md of {0}', skill.name)}
+                    title={displayPath(skill.path, this.roots)} onClick={() => this.openFile(skill.path)}><i className={codicon('go-to-file')} aria-hidden='true' /></button>
             </li>)}</ul>
             {overview.skillIssues.length > 0 && <ul className='qa-config-issues'>{overview.skillIssues.map(issue => <li key={issue.path} className='qa-config-issue' data-severity='error'>
-                <i className={codicon('error')} /> <span className='qa-config-where'>{issue.path}</span> <span className='qa-config-message'>{issue.message}</span>
-                <button className='theia-button secondary' onClick={() => this.openFile(issue.path)}>{nls.localize('qodeassist/config/openFile', 'Open file')}</button>
+                <i className={codicon('error')} role='img' aria-label='error' /> <span className='qa-config-where' title={issue.path}>{displayPath(issue.path, this.roots)}</span>
+                <span className='qa-config-message'>{displayPathsIn(issue.message, this.roots)}</span>
+                <button type='button' className='theia-button secondary' data-action='open-issue'
+                    aria-label={nls.localize('qodeassist/config/openFileAt', 'Open file {0}', displayPath(issue.path, this.roots))}
+                    title={nls.localize('qodeassist/config/openFileAt', 'Open file {0}', displayPath(issue.path, this.roots))}
+                    onClick={() => this.openFile(issue.path)}>{nls.localize('qodeassist/config/openFile', 'Open file')}</button>
             </li>)}</ul>}
         </section>;
     }
@@ -448,11 +450,14 @@ export class ConfigurationWidget extends ReactWidget {
             <ul className='qa-config-list'>{this.instructions.map(instruction => <li key={`${instruction.scope}:${instruction.id}`} data-instruction={instruction.name}>
                 <span className='qa-config-name'>{instruction.name}</span> <span className='qa-config-scope'>{instruction.scope}</span>
                 <span className='qa-config-body'>{instruction.body}</span>
-                <button className='qa-icon-button' data-action='edit' title='Edit (opens its file)' onClick={() => this.openFile(instruction.file)}><i className={codicon('edit')} /></button>
-                <button className='qa-icon-button' data-action='duplicate' title='Duplicate' onClick={() => void this.run(() => this.refactor.duplicateInstruction(this.workspacePath, instruction.id, instruction.scope))}><i className={codicon('copy')} /></button>
-                <button className='qa-icon-button' data-action='delete' title='Delete' onClick={() => void this.run(() => this.refactor.deleteInstruction(this.workspacePath, instruction.id, instruction.scope))}><i className={codicon('trash')} /></button>
+                <button type='button' className='qa-icon-button' data-action='edit' aria-label={nls.localize('qodeassist/config/editOf', 'Edit {0}', instruction.name)}
+                    title={nls.localize('qodeassist/config/editHint', 'Edit (opens its file)')} onClick={() => this.openFile(instruction.file)}><i className={codicon('edit')} aria-hidden='true' /></button>
+                <button type='button' className='qa-icon-button' data-action='duplicate' aria-label={nls.localize('qodeassist/config/duplicateOf', 'Duplicate {0}', instruction.name)}
+                    title={nls.localize('qodeassist/config/duplicate', 'Duplicate')} onClick={() => void this.run(() => this.refactor.duplicateInstruction(this.workspacePath, instruction.id, instruction.scope))}><i className={codicon('copy')} aria-hidden='true' /></button>
+                <button type='button' className='qa-icon-button' data-action='delete' aria-label={nls.localize('qodeassist/config/deleteOf', 'Delete {0}', instruction.name)}
+                    title={nls.localize('qodeassist/config/delete', 'Delete')} onClick={() => void this.run(() => this.refactor.deleteInstruction(this.workspacePath, instruction.id, instruction.scope))}><i className={codicon('trash')} aria-hidden='true' /></button>
             </li>)}</ul>
-            <button className='theia-button secondary' data-action='new-instruction' onClick={() => void this.newInstruction()}>{nls.localize('qodeassist/config/newInstruction', 'New instruction…')}</button>
+            <button type='button' className='theia-button secondary' data-action='new-instruction' title={nls.localize('qodeassist/config/newInstructionHint', 'Save a new refactor instruction in your library')} onClick={() => void this.newInstruction()}>{nls.localize('qodeassist/config/newInstruction', 'New instruction…')}</button>
         </section>;
     }
 
@@ -464,11 +469,13 @@ export class ConfigurationWidget extends ReactWidget {
                 {server?.running
                     ? nls.localize('qodeassist/config/mcpRunning', 'Server: running at {0} ({1} client(s)).', server.url ?? '', server.sessions)
                     : server?.error ?? nls.localize('qodeassist/config/mcpOff', 'Server: off (qodeassist.mcp.server.enabled).')}
-                <button className='theia-button secondary' onClick={() => void this.commands.executeCommand('qodeassist.mcp.connectClients')}>{nls.localize('qodeassist/config/mcpConnect', 'Connect clients…')}</button>
+                <button type='button' className='theia-button secondary' data-action='mcp-connect' title={nls.localize('qodeassist/config/mcpConnectHint', 'Show how to connect MCP clients to QodeAssist\'s server')}
+                    onClick={() => void this.commands.executeCommand('qodeassist.mcp.connectClients')}>{nls.localize('qodeassist/config/mcpConnect', 'Connect clients…')}</button>
             </div>
             <ul className='qa-config-list'>{this.mcpServers.map(state => <li key={state.name} data-mcp-server={state.name} data-status={state.status}>
                 <span className='qa-config-name'>{state.name}</span> {state.status}{state.status === 'ready' ? ` · ${state.tools.length} tools` : ''}{state.error ? ` — ${state.error}` : ''}
-                <button className='theia-button secondary' onClick={() => void this.run(() => this.mcp.reconnect(this.workspacePath, state.name))}>{nls.localize('qodeassist/config/reconnect', 'Reconnect')}</button>
+                <button type='button' className='theia-button secondary' data-action='mcp-reconnect' aria-label={nls.localize('qodeassist/config/reconnectOf', 'Reconnect {0}', state.name)}
+                    title={nls.localize('qodeassist/config/reconnectHint', 'Stop and start the MCP server {0} again', state.name)} onClick={() => void this.run(() => this.mcp.reconnect(this.workspacePath, state.name))}>{nls.localize('qodeassist/config/reconnect', 'Reconnect')}</button>
             </li>)}</ul>
         </section>;
     }

@@ -24,7 +24,8 @@ export interface RefactorHost {
     pickInstruction(): Promise<string | undefined>;
     saveInstruction(body: string): Promise<void>;
     lastInstruction(): string | undefined;
-    openSettings(): void;
+    /** Opens the configuration where the error can be fixed (an Auth error: the provider's key). */
+    openSettings(error: ErrorInfo | undefined): void;
     /** The refactor's phase changed (keybinding contexts follow it) or it closed. */
     changed(refactor: InlineRefactor): void;
 }
@@ -261,7 +262,7 @@ export class InlineRefactor implements Disposable {
         },
         errorAction: action => {
             if (action === 'open-settings') {
-                this.host.openSettings();
+                this.host.openSettings(this.error);
             } else {
                 void this.start();
             }

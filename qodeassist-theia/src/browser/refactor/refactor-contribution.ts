@@ -1,3 +1,4 @@
+import type { ErrorInfo } from '@qodeassist/core';
 import {
     Command, CommandContribution, CommandRegistry, Disposable, MenuContribution, MenuModelRegistry, MessageService, nls, QuickInputService, QuickPickItem
 } from '@theia/core';
@@ -15,7 +16,8 @@ import { QodeAssistRefactorService, RefactorAnswer, SavedInstruction } from '../
 import { openEditorFiles } from '../open-editors';
 import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences';
 import { QodeAssistSwitch } from '../qodeassist-switch';
-import { OPEN_PREFERENCES_COMMAND } from '../shared/error-affordance';
+import { OPEN_CONFIGURATION_COMMAND } from '../shared/configuration-target';
+import { settingsTargetFor } from '../shared/error-affordance';
 import { QodeAssistChatClientImpl } from '../shared/tool-host-client';
 import { placeOf } from '../workspace-paths';
 import { InlineRefactor, RefactorHost, RefactorRun } from './inline-refactor';
@@ -173,8 +175,8 @@ export class RefactorContribution implements CommandContribution, KeybindingCont
         return this.last;
     }
 
-    openSettings(): void {
-        void this.commands.executeCommand(OPEN_PREFERENCES_COMMAND, 'qodeassist');
+    openSettings(error: ErrorInfo | undefined): void {
+        void this.commands.executeCommand(OPEN_CONFIGURATION_COMMAND, error ? settingsTargetFor(error) : undefined);
     }
 
     changed(refactor: InlineRefactor): void {

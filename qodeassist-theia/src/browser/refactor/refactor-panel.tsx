@@ -64,32 +64,41 @@ export function RefactorPanel({ state, actions }: { state: RefactorPanelState; a
             actions.run();
         }
     };
-    return <div className='qa-refactor-panel'>
+    return <div className='qa-refactor-panel' role='region' aria-label={nls.localize('qodeassist/refactor/title', 'QodeAssist Quick Refactor')}>
         <div className='qa-refactor-row'>
-            <i className={codicon('sparkle')} title='QodeAssist Quick Refactor' />
+            <i className={codicon('sparkle')} aria-hidden='true' title={nls.localize('qodeassist/refactor/title', 'QodeAssist Quick Refactor')} />
             <input className='qa-refactor-input theia-input' placeholder={nls.localize('qodeassist/refactor/placeholder', 'What should change? Enter runs, Esc closes')}
+                aria-label={nls.localize('qodeassist/refactor/instruction', 'Refactor instruction')}
+                title={nls.localize('qodeassist/refactor/instructionHint', 'What should change in the selection; Enter runs, Esc closes')}
                 ref={actions.inputRef} defaultValue={state.instruction} readOnly={running}
                 onChange={event => actions.instructionChanged(event.target.value)}
                 onKeyDown={onInputKey} />
             {running
-                ? <button className='theia-button secondary' data-action='stop' onClick={() => actions.stop()}>{nls.localize('qodeassist/refactor/stop', 'Stop')}</button>
-                : <button className='theia-button' data-action='run' onClick={() => actions.run()}>{nls.localize('qodeassist/refactor/run', 'Refactor')}</button>}
-            <button className='qa-icon-button' data-action='close' title={nls.localize('qodeassist/refactor/close', 'Close (Esc); the file stays as it was')} onClick={() => actions.reject()}>
-                <i className={codicon('close')} />
+                ? <button type='button' className='theia-button secondary' data-action='stop' title={nls.localize('qodeassist/refactor/stopTitle', 'Stop the request; the file stays as it was')}
+                    onClick={() => actions.stop()}>{nls.localize('qodeassist/refactor/stop', 'Stop')}</button>
+                : <button type='button' className='theia-button' data-action='run' title={nls.localize('qodeassist/refactor/runTitle', 'Run the instruction on the selection (Enter)')}
+                    onClick={() => actions.run()}>{nls.localize('qodeassist/refactor/run', 'Refactor')}</button>}
+            <button type='button' className='qa-icon-button' data-action='close' aria-label={nls.localize('qodeassist/refactor/closeName', 'Close')}
+                title={nls.localize('qodeassist/refactor/close', 'Close (Esc); the file stays as it was')} onClick={() => actions.reject()}>
+                <i className={codicon('close')} aria-hidden='true' />
             </button>
         </div>
         <div className='qa-refactor-row qa-refactor-options'>
-            <button className='theia-button secondary' data-action='instructions' disabled={running} onClick={() => actions.pickInstruction()}>
-                <i className={codicon('library')} /> {nls.localize('qodeassist/refactor/saved', 'Saved…')}
+            <button type='button' className='theia-button secondary' data-action='instructions' disabled={running}
+                title={nls.localize('qodeassist/refactor/savedHint', 'Pick an instruction from your library')} onClick={() => actions.pickInstruction()}>
+                <i className={codicon('library')} aria-hidden='true' /> {nls.localize('qodeassist/refactor/saved', 'Saved…')}
             </button>
-            <button className='theia-button secondary' data-action='save-instruction' disabled={running} title={nls.localize('qodeassist/refactor/saveHint', 'Save the instruction above to your library')}
+            <button type='button' className='theia-button secondary' data-action='save-instruction' disabled={running}
+                aria-label={nls.localize('qodeassist/refactor/saveName', 'Save instruction')}
+                title={nls.localize('qodeassist/refactor/saveHint', 'Save the instruction above to your library')}
                 onClick={() => actions.saveInstruction()}>
-                <i className={codicon('save')} />
+                <i className={codicon('save')} aria-hidden='true' />
             </button>
-            <button className='theia-button secondary' data-action='repeat' disabled={running || !last} title={last} onClick={() => last && actions.useInstruction(last, true)}>
+            <button type='button' className='theia-button secondary' data-action='repeat' disabled={running || !last}
+                title={last ? nls.localize('qodeassist/refactor/repeatHint', 'Run again: {0}', last) : nls.localize('qodeassist/refactor/repeatNone', 'No instruction was run yet')} onClick={() => last && actions.useInstruction(last, true)}>
                 {nls.localize('qodeassist/refactor/repeat', 'Repeat last')}
             </button>
-            {QUICK_ACTIONS.map(action => <button key={action.id} className='theia-button secondary' data-action={action.id} disabled={running} title={action.instruction}
+            {QUICK_ACTIONS.map(action => <button key={action.id} type='button' className='theia-button secondary' data-action={action.id} disabled={running} title={action.instruction}
                 onClick={() => actions.useInstruction(action.instruction, true)}>{action.label}</button>)}
             <label title={nls.localize('qodeassist/refactor/toolsHint', 'Let the agent use the project tools; writing or running anything asks you first')}>
                 <input type='checkbox' data-option='tools' checked={state.tools} disabled={running} onChange={event => actions.setTools(event.target.checked)} /> {nls.localize('qodeassist/refactor/tools', 'Tools')}
@@ -97,7 +106,9 @@ export function RefactorPanel({ state, actions }: { state: RefactorPanelState; a
             <label title={nls.localize('qodeassist/refactor/thinkingHint', 'Ask the agent to think first (agents whose templates support it)')}>
                 <input type='checkbox' data-option='thinking' checked={state.thinking} disabled={running} onChange={event => actions.setThinking(event.target.checked)} /> {nls.localize('qodeassist/refactor/thinking', 'Thinking')}
             </label>
-            <select className='theia-select qa-refactor-agent' value={state.agent} disabled={running} onChange={event => actions.setAgent(event.target.value)}>
+            <select className='theia-select qa-refactor-agent' value={state.agent} disabled={running}
+                aria-label={nls.localize('qodeassist/refactor/agent', 'Agent')}
+                title={nls.localize('qodeassist/refactor/agentHint', 'The agent that rewrites the selection (the refactor roster picks one by default)')} onChange={event => actions.setAgent(event.target.value)}>
                 <option value=''>{nls.localize('qodeassist/refactor/rosterAgent', 'Agent: refactor roster')}</option>
                 {state.agentChoices.map(agent => <option key={agent.name} value={agent.name}>{agent.name} · {agent.model}</option>)}
             </select>
@@ -106,11 +117,13 @@ export function RefactorPanel({ state, actions }: { state: RefactorPanelState; a
         {state.permissions.map(pending => <PermissionPrompt key={pending.id} pending={pending} onAnswer={actions.answerPermission} within='refactor' />)}
         {state.phase === 'failed' && state.error && <ErrorView error={state.error} onAction={actions.errorAction} except={['summarize']} />}
         {state.phase === 'review' && <div className='qa-refactor-row qa-refactor-review'>
-            <button className='theia-button' data-action='accept' onClick={() => actions.accept()}>
-                <i className={codicon('check')} /> {nls.localize('qodeassist/refactor/accept', 'Accept')} <kbd>Ctrl+Enter</kbd>
+            <button type='button' className='theia-button' data-action='accept' title={nls.localize('qodeassist/refactor/acceptTitle', 'Replace the lines with the proposal, as one undoable edit (Ctrl+Enter)')}
+                onClick={() => actions.accept()}>
+                <i className={codicon('check')} aria-hidden='true' /> {nls.localize('qodeassist/refactor/accept', 'Accept')} <kbd>Ctrl+Enter</kbd>
             </button>
-            <button className='theia-button secondary' data-action='reject' onClick={() => actions.reject()}>
-                <i className={codicon('discard')} /> {nls.localize('qodeassist/refactor/reject', 'Reject')} <kbd>Esc</kbd>
+            <button type='button' className='theia-button secondary' data-action='reject' title={nls.localize('qodeassist/refactor/rejectTitle', 'Close; the file stays as it was (Esc)')}
+                onClick={() => actions.reject()}>
+                <i className={codicon('discard')} aria-hidden='true' /> {nls.localize('qodeassist/refactor/reject', 'Reject')} <kbd>Esc</kbd>
             </button>
             <span className='qa-refactor-hint'>{nls.localize('qodeassist/refactor/editHint', 'You can edit the proposal before accepting.')}</span>
         </div>}
@@ -122,12 +135,12 @@ function RefactorStatus({ state }: { state: RefactorPanelState }): React.ReactEl
     if (state.phase !== 'running' && state.steps.length === 0) {
         return null;
     }
-    return <div className='qa-refactor-row qa-refactor-status'>
-        {state.phase === 'running' && <span className='qa-refactor-progress'><i className={codicon('loading') + ' codicon-modifier-spin'} /> {state.answeringAgent
+    return <div className='qa-refactor-row qa-refactor-status' role='status'>
+        {state.phase === 'running' && <span className='qa-refactor-progress'><i className={codicon('loading') + ' codicon-modifier-spin'} aria-hidden='true' /> {state.answeringAgent
             ? nls.localize('qodeassist/refactor/answering', '{0} is rewriting the selection…', state.answeringAgent)
             : nls.localize('qodeassist/refactor/starting', 'Starting…')}</span>}
         {state.steps.map(step => <span key={step.callId} className='qa-refactor-tool' data-state={step.state}>
-            <i className={codicon(step.state === 'running' ? 'loading' : step.state === 'done' ? 'check' : 'error')} /> {step.name}
+            <i className={codicon(step.state === 'running' ? 'loading' : step.state === 'done' ? 'check' : 'error')} role='img' aria-label={step.state} /> {step.name}
         </span>)}
     </div>;
 }

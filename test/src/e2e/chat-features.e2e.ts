@@ -232,6 +232,13 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         assert.equal(existsSync(join(app.workspace, '.qodeassist', 'chats')), true);
     });
 
+    /** Deleting a chat cannot be undone: it is asked first. */
+    async function confirmDelete(): Promise<void> {
+        const dialog = page.locator('.dialogOverlay', { hasText: 'Delete this chat?' });
+        await dialog.waitFor({ timeout: 10_000 });
+        await dialog.locator('button.theia-button.main').click();
+    }
+
     it('exports, renames and deletes saved chats from the history list; an open chat is not deleted', async () => {
         const chats = join(app.workspace, '.qodeassist', 'chats');
         const stored = () => readdirSync(chats).filter(name => name.endsWith('.json')).map(name => JSON.parse(readFileSync(join(chats, name), 'utf8')) as { id: string; title: string });
@@ -265,6 +272,7 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         await until('the open chat is renamed on disk', () => stored().find(chat => chat.id === originalId)?.title === 'Notes and image');
 
         await (await historyRow('Notes and image')).getByRole('button', { name: 'Delete' }).click();
+        await confirmDelete();
         await page.locator('.theia-notification-message', { hasText: 'This chat is open in a window; close its view before deleting it' }).first().waitFor({ timeout: 10_000 });
         assert.ok(existsSync(join(chats, `${originalId}.json`)));
         await page.keyboard.press('Escape');
@@ -278,6 +286,7 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
         assert.equal(await originalView.count(), 0, 'the original\'s view is the one closed');
         const row = await historyRow('Notes and image');
         await row.getByRole('button', { name: 'Delete' }).click();
+        await confirmDelete();
         await until('the chat file and its folder are deleted', () => !existsSync(join(chats, `${originalId}.json`)) && !existsSync(join(chats, originalId)));
         await page.locator('.quick-input-list .monaco-list-row[aria-label^="Notes and image,"]').waitFor({ state: 'detached', timeout: 10_000 });
         await page.screenshot({ path: screenshotPath('chat-history-after-delete') });

@@ -1,5 +1,5 @@
 import { Command, CommandRegistry, MenuModelRegistry, MessageService, QuickInputButton, QuickInputService, QuickPickItem } from '@theia/core';
-import { AbstractViewContribution, ApplicationShell, codicon, KeybindingRegistry, open, OpenerService, WidgetManager } from '@theia/core/lib/browser';
+import { AbstractViewContribution, ApplicationShell, codicon, ConfirmDialog, KeybindingRegistry, open, OpenerService, WidgetManager } from '@theia/core/lib/browser';
 import { SecondaryWindowHandler } from '@theia/core/lib/browser/secondary-window-handler';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import { FileDialogService } from '@theia/filesystem/lib/browser/file-dialog/file-dialog-service';
@@ -237,8 +237,15 @@ export class ChatViewContribution extends AbstractViewContribution<ChatWidget> {
                     pick.hide();
                     await this.exportChat(storage, chat, button === EXPORT ? 'md' : 'json');
                 } else if (button === DELETE) {
-                    await this.chatService.deleteChat(storage, chat.id);
-                    await load();
+                    // Deleting cannot be undone: the chat file and its attachments go.
+                    pick.hide();
+                    const confirmed = await new ConfirmDialog({
+                        title: 'Delete this chat?', msg: `"${chat.title}" and its attachments are deleted from the disk; this cannot be undone.`, ok: 'Delete'
+                    }).open();
+                    if (confirmed) {
+                        await this.chatService.deleteChat(storage, chat.id);
+                    }
+                    void this.showHistory();
                 }
             } catch (error) {
                 this.messages.error(`QodeAssist: ${error instanceof Error ? error.message : String(error)}`);

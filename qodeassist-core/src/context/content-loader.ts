@@ -1,5 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { ContentRef } from './conversation-history';
+
+/** No stored copy is larger (the chat takes images to 5 MB, files to 512 KB); a bigger file is not one of them. */
+const MAX_CONTENT_BYTES = 16 * 1024 * 1024;
 
 export type LoadedContent =
     | { ok: true; kind: 'image'; mediaType: string; data: string }
@@ -19,7 +22,14 @@ export class ContentLoader {
     async load(ref: ContentRef): Promise<LoadedContent> {
         let key: string;
         try {
-            const info = await stat(ref.path);
+            // The chat's own copies are regular files; a link or a device planted in their place is never read.
+            const info = await lstat(ref.path);
+            if (!info.isFile()) {
+                return { ok: false, reason: 'not a regular file' };
+            }
+            if (info.size > MAX_CONTENT_BYTES) {
+                return { ok: false, reason: `larger than ${MAX_CONTENT_BYTES / 1024 / 1024} MiB` };
+            }
             key = `${ref.path}\0${info.mtimeMs}\0${info.size}`;
         } catch (error) {
             return { ok: false, reason: (error as NodeJS.ErrnoException).code ?? String(error) };

@@ -53,7 +53,7 @@ describe('ChatStore', () => {
         [
             'an attachment outside its folder',
             JSON.stringify(chat('one', { history: [{ role: 'user', blocks: [{ type: 'attachment', ref: { path: '/etc/passwd', name: 'passwd', mediaType: 'text/plain' } }] }] })),
-            /one\.json refers to the attachment "\/etc\/passwd", which is not in its own folder .*chats\/one\/attachments\. It was not opened and left as it is/
+            /one\.json refers to the attachment "\/etc\/passwd", which is not a file in its own folder .*chats\/one\/attachments \(or is a link\)\. It was not opened and left as it is/
         ]
     ];
     for (const [what, text, message] of broken) {
@@ -220,7 +220,10 @@ describe('ChatStore', () => {
 
         it('keeps a conflict copy as a chat of its own, its attachments copied along, loadable and listed', async () => {
             const ref = await store.storeAttachment('one', 'shot.png', 'image/png', Buffer.from([1, 2, 3]));
-            const mine = chat('one', { history: [{ role: 'user', blocks: [{ type: 'image', ref }, { type: 'text', text: 'see' }] }] });
+            const message = { role: 'user' as const, blocks: [{ type: 'image' as const, ref }, { type: 'text' as const, text: 'see' }] };
+            // A version kept inside a version refers to the attachment too: the copy must refer to its own copy everywhere.
+            const inner = { id: 'v2', at: 1, messages: [message], edits: {}, createdAt: 'x', reason: 'regenerate' as const };
+            const mine = chat('one', { history: [message], branches: [{ id: 'v1', at: 0, messages: [message], edits: {}, createdAt: 'x', reason: 'edit', branches: [inner] }] });
             const copy = await store.saveConflictCopy(mine);
             assert.match(copy.id, /^one-conflict-[0-9a-z]+$/);
             const loaded = await store.load(copy.id);
@@ -228,6 +231,8 @@ describe('ChatStore', () => {
             const image = loaded.history[0].blocks[0];
             assert.ok(image.type === 'image' && store.ownsAttachment(copy.id, image.ref.path));
             assert.deepEqual([...readFileSync(image.ref.path)], [1, 2, 3]);
+            const versionImage = loaded.branches?.[0].branches?.[0].messages[0].blocks[0];
+            assert.ok(versionImage?.type === 'image' && store.ownsAttachment(copy.id, versionImage.ref.path));
             assert.deepEqual((await store.list()).chats.map(summary => summary.id), [copy.id]);
         });
 

@@ -1,7 +1,7 @@
 import { ClientRequest, IncomingMessage, request as plainRequest } from 'node:http';
 import { request as tlsRequest } from 'node:https';
 import { pipeline, Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { constants, createBrotliDecompress, createUnzip } from 'node:zlib';
 import { QodeAssistError } from './error-info';
 
 /** One HTTP request as the transport sends it. */
@@ -28,8 +28,16 @@ export interface HttpResponse {
 /** The bytes that may wait for the reader: Node's stream buffers ~16 KiB more, then the socket stops reading (TCP backpressure). */
 const QUEUED_CHUNKS = 1;
 
+/**
+ * Lenient, as fetch is: a body cut before its gzip trailer, or empty, gives what it holds instead of
+ * failing at its end (the whole answer may have arrived); `deflate` is read zlib-wrapped (the
+ * standard; a gzip body under that name is read too). Raw deflate, which no provider sends, is not.
+ */
+const ZLIB_LENIENT = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+const BROTLI_LENIENT = { flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH };
 const DECOMPRESSORS: Readonly<Record<string, () => NodeJS.ReadWriteStream>> = {
-    gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress
+    gzip: () => createUnzip(ZLIB_LENIENT), 'x-gzip': () => createUnzip(ZLIB_LENIENT), deflate: () => createUnzip(ZLIB_LENIENT),
+    br: () => createBrotliDecompress(BROTLI_LENIENT)
 };
 
 /**
@@ -91,7 +99,8 @@ export function sendHttp(call: HttpCall): Promise<HttpResponse> {
 function responseOf(message: IncomingMessage, close: () => void): HttpResponse {
     const encoding = String(message.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
     let body: Readable = message;
-    if (encoding !== 'identity' && encoding !== '') {
+    // A 204 or 304 has no body to decode, whatever it says of its encoding.
+    if (encoding !== 'identity' && encoding !== '' && message.statusCode !== 204 && message.statusCode !== 304) {
         const decompressor = DECOMPRESSORS[encoding];
         if (!decompressor) {
             throw new QodeAssistError({

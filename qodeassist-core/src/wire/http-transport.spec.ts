@@ -228,6 +228,18 @@ describe('HTTP transport: redirects, compression and what it sends', () => {
         });
     }
 
+    it('reads a gzip answer cut before its trailer, and an empty one, as fetch does: what arrived is the answer', async () => {
+        const answer = 'data: {"done":true}\n\n';
+        const whole = gzipSync(Buffer.from(answer));
+        for (const [body, expected] of [[whole.subarray(0, whole.length - 8), answer], [Buffer.alloc(0), '']] as const) {
+            server.handle = (_request, _body, response) => {
+                response.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+                response.end(body);
+            };
+            assert.equal(await bodyOf({ url: `${origin}/v1/chat`, headers: {}, body: {}, retry: { maxAttempts: 1 } }), expected);
+        }
+    });
+
     it('an encoding it cannot read is a Provider error that names it', async () => {
         server.handle = (_request, _body, response) => {
             response.writeHead(200, { 'content-encoding': 'zstd' });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -276,6 +276,86 @@ describe('chat versions: failures kept, edit and resend, regenerate, reset, JSON
             await assert.rejects(feature.library.importJson(storage, JSON.stringify(base({ history: [{ role: 'system', blocks: [] }] }))), /history\.0\.role/);
             await assert.rejects(feature.library.importJson(storage, JSON.stringify(base({ version: 99 }))), /version 99/);
             assert.equal(existsSync(chatsFolder()) ? readdirSync(chatsFolder()).filter(name => name.endsWith('.json')).length : 0, 0);
+        });
+    });
+
+    describe('what the review found', () => {
+        it('keeps versions with the part they continue: an old regenerated answer is not offered on a new conversation, and comes back with its own', async () => {
+            server.enqueue(...['a1', 'a2', 'a2 again', 'new a1', 'new a2'].map(text => ({ kind: 'replay' as const, recording: openAITextRecording(text) })));
+            const { feature, events } = window();
+            const { chatId } = await feature.open(storage);
+            await ask(feature, events, chatId, 'q1');
+            await ask(feature, events, chatId, 'q2');
+            let before = ends(events);
+            await feature.retry(chatId, {});
+            await until(() => ends(events) > before, 'the regenerated answer');
+            before = ends(events);
+            await feature.editAndSend(chatId, 0, input('NEW q1'), {});
+            await until(() => ends(events) > before, 'the edited answer');
+            await ask(feature, events, chatId, 'NEW q2');
+            const told = events.filter(event => event.type === 'History').at(-1);
+            assert.ok(told?.type === 'History');
+            assert.deepEqual(told.branches.map(branch => [branch.turn, branch.part, branch.preview]), [[0, 'question', 'q1']], 'only the edit is offered, on the question it replaced');
+            const saved = onDisk(chatId);
+            assert.deepEqual(saved.branches?.[0].branches?.map(branch => lines(branch.messages)), [['assistant: a2']], 'the regenerated answer is kept inside the version it belongs to');
+
+            await feature.switchBranch(chatId, saved.branches![0].id);
+            const back = onDisk(chatId);
+            assert.deepEqual(lines(back.history), ['user: q1', 'assistant: a1', 'user: q2', 'assistant: a2 again']);
+            assert.deepEqual(back.branches?.map(branch => [branch.at, lines(branch.messages)]).sort(), [
+                [0, ['user: NEW q1', 'assistant: new a1', 'user: NEW q2', 'assistant: new a2']], [3, ['assistant: a2']]
+            ].sort(), 'its own version is back beside it; the new conversation is kept as a version');
+        });
+
+        it('keeps an edit that could not go where the edit put it, with the original as a version, and sends the question\'s attachments with the edited text', async () => {
+            server.enqueue({ kind: 'replay', recording: openAITextRecording('read it') }, { kind: 'replay', recording: openAITextRecording('again') });
+            const { feature, events } = window();
+            const { chatId } = await feature.open(storage);
+            const ref = await feature.attach(chatId, 'notes.txt', 'text/plain', Buffer.from('NOTES-CONTENT'));
+            await feature.send(chatId, { text: 'look', attachments: [ref] }, {});
+            await until(() => ends(events) > 0, 'the answer');
+            await feature.editAndSend(chatId, 0, input('look closer'), { agent: 'no-such-agent' });
+            await feature.saved();
+            const failed = onDisk(chatId);
+            assert.deepEqual(lines(failed.history), ['user: [attachment]look closer', 'assistant:  (failed)']);
+            assert.deepEqual(lines(failed.branches![0].messages), ['user: [attachment]look', 'assistant: read it']);
+            await feature.retry(chatId, {});
+            await until(() => ends(events) > 2, 'the retried edit');
+            assert.ok(server.requests[1].body.includes('NOTES-CONTENT') && server.requests[1].body.includes('look closer'), 'the edited question went with its attachment');
+        });
+
+        it('never opens, sends or exports an attachment that is a link, even one inside the chat\'s folder', async () => {
+            const secret = join(home, 'id_rsa');
+            writeFileSync(secret, 'SECRET-KEY-MATERIAL');
+            const folder = chatsFolder();
+            const id = 'planted-chat';
+            mkdirSync(join(folder, id, 'attachments'), { recursive: true });
+            symlinkSync(secret, join(folder, id, 'attachments', 'notes.txt'));
+            writeFileSync(join(folder, `${id}.json`), JSON.stringify({
+                version: 1, id, title: 'planted', createdAt: 'x', updatedAt: 'x', edits: {},
+                history: [{ role: 'user', blocks: [{ type: 'attachment', ref: { path: join(folder, id, 'attachments', 'notes.txt'), name: 'notes.txt', mediaType: 'text/plain' } }] }]
+            }));
+            const { feature } = window();
+            await assert.rejects(feature.open(storage, id), /is a link|not a file in its own folder/);
+            await assert.rejects(feature.library.exportJson(storage, id), /is a link|not a file in its own folder/);
+            assert.equal(server.requests.length, 0);
+        });
+
+        it('imports versions that each hold an attachment of the same name with their own bytes', async () => {
+            const chat = (text: string) => [{ role: 'user', blocks: [{ type: 'image', ref: { path: `/elsewhere/${text}/image.png`, name: 'image.png', mediaType: 'image/png' } }, { type: 'text', text }] }];
+            const exported = {
+                format: 'qodeassist-chat', version: 1, id: 'x', title: 'images', createdAt: 'x', updatedAt: 'x', edits: {}, history: chat('now'),
+                branches: ['b0', 'b1', 'b2', 'b3'].map(id => ({ id, at: 0, messages: chat(id), edits: {}, createdAt: 'x', reason: 'edit' })),
+                attachments: ['now', 'b0', 'b1', 'b2', 'b3'].map(text => ({ path: `/elsewhere/${text}/image.png`, name: 'image.png', mediaType: 'image/png', base64: Buffer.from(`PNG ${text}`).toString('base64') }))
+            };
+            const { feature } = window();
+            const imported = await feature.library.importJson(storage, JSON.stringify(exported));
+            const copy = onDisk(imported.chatId);
+            for (const messages of [copy.history, ...copy.branches!.map(branch => branch.messages)]) {
+                const [image, text] = messages[0].blocks;
+                assert.ok(image.type === 'image' && text.type === 'text');
+                assert.equal(readFileSync(image.ref.path, 'utf8'), `PNG ${text.text}`);
+            }
         });
     });
 });

@@ -56,9 +56,10 @@ export interface BranchingChat {
 }
 
 /**
- * Cuts the history at `at`: the messages from there on, with their file edits, become a
- * branch the user can bring back. Nothing is kept when nothing is cut, or when all that is cut
- * is answers that did not finish (a failed or stopped answer retried is not a version of it).
+ * Cuts the history at `at`: the messages from there on, with their file edits, become a branch
+ * the user can bring back; the versions made of those messages (they start after `at`) go inside
+ * it, since they continue it and not what replaces it. Nothing is kept when all that is cut is
+ * answers that did not finish (a failed or stopped answer retried is not a version of it).
  */
 export function branchOff(chat: BranchingChat, at: number, reason: ChatBranch['reason'], now = new Date()): BranchingChat {
     const tail = chat.history.slice(at);
@@ -70,14 +71,14 @@ export function branchOff(chat: BranchingChat, at: number, reason: ChatBranch['r
             delete edits[key];
         }
     }
-    const worthKeeping = tail.some(message => !isUnfinished(message));
-    const branches = worthKeeping
-        ? [...chat.branches, { id: randomUUID(), at, messages: tail, edits: moved, createdAt: now.toISOString(), reason }]
-        : chat.branches;
-    return { history: chat.history.slice(0, at), edits, branches };
+    const inside = chat.branches.filter(branch => branch.at > at);
+    const beside = chat.branches.filter(branch => branch.at <= at);
+    const worthKeeping = inside.length > 0 || tail.some(message => !isUnfinished(message));
+    const branch: ChatBranch = { id: randomUUID(), at, messages: tail, edits: moved, createdAt: now.toISOString(), reason, ...inside.length > 0 ? { branches: inside } : {} };
+    return { history: chat.history.slice(0, at), edits, branches: worthKeeping ? [...beside, branch] : beside };
 }
 
-/** Brings a branch back: the messages it replaced become a branch in turn (nothing is lost either way). */
+/** Brings a branch back, with the versions kept inside it: the messages it replaces become a branch in turn (nothing is lost either way). */
 export function switchToBranch(chat: BranchingChat, branchId: string, now = new Date()): BranchingChat {
     const branch = chat.branches.find(candidate => candidate.id === branchId);
     if (!branch) {
@@ -91,7 +92,7 @@ export function switchToBranch(chat: BranchingChat, branchId: string, now = new 
     }
     const others = { ...chat, branches: chat.branches.filter(candidate => candidate !== branch) };
     const cut = branchOff(others, branch.at, branch.reason, now);
-    return { history: [...cut.history, ...branch.messages], edits: { ...cut.edits, ...branch.edits }, branches: cut.branches };
+    return { history: [...cut.history, ...branch.messages], edits: { ...cut.edits, ...branch.edits }, branches: [...cut.branches, ...branch.branches ?? []] };
 }
 
 /** Branch bookkeeping's view of an open chat (its history copied; edits and branches as they are). */

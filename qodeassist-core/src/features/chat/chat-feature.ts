@@ -8,7 +8,7 @@ import { isTerminal, SessionEvent } from '../../session/session-events';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { QodeAssistError, toErrorInfo } from '../../wire/error-info';
 import { checkImageFor } from './chat-agents';
-import { chatEventOf, ChatTurnContext, endingOf, keptError, prepareTurn, recordableBlocks, turnBlocks } from './chat-turn';
+import { chatEventOf, ChatTurnContext, endingOf, invokeRecordedSkill, keptError, prepareTurn, recordableBlocks, turnBlocks } from './chat-turn';
 import { branching, branchOff, BranchingChat, branchViews, cutAfter, indexOfTurn, switchToBranch } from './chat-branches';
 import {
     ATTACHMENT_LIMITS, ChatEvent, ChatHost, ChatInput, ChatStorage, ChatTurnOptions, OpenedChat, TurnPosition
@@ -157,23 +157,36 @@ export class ChatFeature {
             if (at === undefined) {
                 throw new QodeAssistError({ category: 'Validation', message: `The chat has no message ${turn + 1} to edit; it changed meanwhile. Send the text as a new message.` });
             }
+            // The view edits the text: the question's attachments go with it.
+            const carried = chat.history[at].blocks.flatMap(block => block.type === 'image' || block.type === 'attachment' ? [block.ref] : []);
             this.rewrite(chat, branchOff(branching(chat), at, 'edit'));
+            return carried;
         });
     }
 
-    private async sendWith(chatId: string, input: ChatInput, options: ChatTurnOptions, rewrite?: (chat: OpenChat) => void): Promise<string> {
+    /** A send; `rewrite` (an edit) first cuts the history, before anything that may fail, so a failure is kept where the edit put the message. */
+    private async sendWith(chatId: string, input: ChatInput, options: ChatTurnOptions, rewrite?: (chat: OpenChat) => ContentRef[]): Promise<string> {
         const chat = this.chatFor(chatId);
         return chat.exclusive(async () => {
+            let sent = input;
             try {
                 await this.afterRunning(chat, input.turnId);
                 if (input.turnId && chat.withdrawn.delete(input.turnId)) {
                     // Withdrawn by its sender while queued: it ends as cancelled, never sent.
                     return this.endedUnsent(chatId, input.turnId, requestId => ({ type: 'Cancelled', requestId }));
                 }
+                if (rewrite) {
+                    try {
+                        this.stillShown(chat);
+                        sent = { ...input, attachments: [...rewrite(chat), ...input.attachments] };
+                    } catch (error) {
+                        // Nothing was changed: nothing is kept either.
+                        return this.failedToStart(chat, error);
+                    }
+                }
                 const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
-                const blocks = turnBlocks(chat, input, skills);
+                const blocks = turnBlocks(chat, sent, skills);
                 this.stillShown(chat);
-                rewrite?.(chat);
                 chat.announce = { turnId: input.turnId };
                 chat.sender = this.viewer;
                 const requestId = await session.send(blocks, policy);
@@ -182,7 +195,7 @@ export class ChatFeature {
                 this.owners.save(chat);
                 return requestId;
             } catch (error) {
-                return this.failedToStart(chat, error, input);
+                return this.failedToStart(chat, error, sent);
             } finally {
                 chat.announce = undefined;
             }
@@ -199,7 +212,7 @@ export class ChatFeature {
         return chat.exclusive(async () => {
             try {
                 await this.afterRunning(chat, undefined);
-                const { session, policy } = await prepareTurn(this.turns, chat, options);
+                const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
                 const history = session.history;
                 const asked = [...history].reverse().findIndex(message => message.role === 'user' && message.blocks.some(block => block.type !== 'tool_result'));
                 const last = asked < 0 ? -1 : history.length - 1 - asked;
@@ -209,7 +222,10 @@ export class ChatFeature {
                 this.stillShown(chat);
                 chat.sender = this.viewer;
                 // A finished answer asked again is kept as a version to bring back; a failed or stopped one is not.
-                this.rewrite(chat, branchOff(branching(chat), last + 1, 'regenerate'));
+                const cut = branchOff(branching(chat), last + 1, 'regenerate');
+                // A message kept when it could not go holds `/skill …` as typed: asked again, the skill is invoked.
+                cut.history[last] = invokeRecordedSkill(cut.history[last], skills);
+                this.rewrite(chat, cut);
                 const requestId = await session.send([], policy);
                 this.owners.save(chat);
                 return requestId;

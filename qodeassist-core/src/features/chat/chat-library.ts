@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ContentRef, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
-import { ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, StoredChat, storedChatSchema } from '../../session/chat-store';
+import { ChatBranch, ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, mapVersions, MAX_VERSION_DEPTH, StoredChat, storedChatSchema, versionDepth, versionMessages } from '../../session/chat-store';
 import { QodeAssistError } from '../../wire/error-info';
 import { ChatOwners } from './chat-owners';
 import { ATTACHMENT_LIMITS, ChatStorage } from './chat-types';
@@ -78,8 +78,9 @@ export class ChatLibrary {
         }
         const attachments: ChatExport['attachments'] = [];
         for (const ref of refs.values()) {
-            // The store checked on load that each is the chat's own copy.
-            const bytes = await readFile(ref.path).catch(() => undefined);
+            // The store checked on load that each is the chat's own copy; checked again as it is read (a link planted since is not followed).
+            const info = await lstat(ref.path).catch(() => undefined);
+            const bytes = info?.isFile() && info.size <= ATTACHMENT_LIMITS.imageBytes ? await readFile(ref.path).catch(() => undefined) : undefined;
             if (bytes) {
                 attachments.push({ path: ref.path, name: ref.name, mediaType: ref.mediaType, base64: bytes.toString('base64') });
             }
@@ -126,7 +127,11 @@ export class ChatLibrary {
             }
             return result;
         };
-        const edits = Object.keys(exported.edits).length + (exported.branches ?? []).reduce((sum, branch) => sum + Object.keys(branch.edits).length, 0);
+        let edits = Object.keys(exported.edits).length;
+        mapVersions(exported.branches ?? [], messages => messages, versionEdits => {
+            edits += Object.keys(versionEdits).length;
+            return versionEdits;
+        });
         if (edits > 0) {
             notes.push(`${edits} file edit(s) are shown but cannot be undone or applied from the imported chat.`);
         }
@@ -135,9 +140,7 @@ export class ChatLibrary {
             version: CHAT_FILE_VERSION, id, title: exported.title.trim() || 'Imported chat', createdAt: exported.createdAt, updatedAt: now,
             ...exported.agent ? { agent: exported.agent } : {}, ...exported.role ? { role: exported.role } : {},
             history: await importMessages(exported.history), edits: {},
-            ...exported.branches?.length ? {
-                branches: await Promise.all(exported.branches.map(async branch => ({ ...branch, messages: await importMessages(branch.messages), edits: {} })))
-            } : {}
+            ...exported.branches?.length ? { branches: await importVersions(exported.branches, importMessages) } : {}
         };
         const outcome = await store.saveOver(chat, { revision: 0 });
         if ('conflict' in outcome) {
@@ -194,6 +197,9 @@ function parseExport(text: string): ChatExport {
     if (typeof head.version === 'number' && head.version > CHAT_FILE_VERSION) {
         throw new QodeAssistError({ category: 'Validation', message: `The chat export has version ${head.version}, newer than this QodeAssist reads (${CHAT_FILE_VERSION}). Update QodeAssist to import it.` });
     }
+    if (versionDepth(json) > MAX_VERSION_DEPTH) {
+        throw new QodeAssistError({ category: 'Validation', message: `The chat export nests versions more than ${MAX_VERSION_DEPTH} deep; it was not imported.` });
+    }
     const parsed = chatExportSchema.safeParse(json);
     if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -203,7 +209,19 @@ function parseExport(text: string): ChatExport {
 }
 
 function messagesOf(chat: StoredChat): HistoryMessage[] {
-    return [...chat.history, ...(chat.branches ?? []).flatMap(branch => branch.messages)];
+    return [...chat.history, ...versionMessages(chat.branches)];
+}
+
+/** The versions (and the versions inside them) with their messages imported one after another, their file edits left out. */
+async function importVersions(branches: readonly ChatBranch[], importMessages: (messages: readonly HistoryMessage[]) => Promise<HistoryMessage[]>): Promise<ChatBranch[]> {
+    const imported: ChatBranch[] = [];
+    for (const branch of branches) {
+        imported.push({
+            ...branch, messages: await importMessages(branch.messages), edits: {},
+            ...branch.branches ? { branches: await importVersions(branch.branches, importMessages) } : {}
+        });
+    }
+    return imported;
 }
 
 /** Where a storage's chats are kept by default: `.qodeassist/chats` of the workspace or the user's home. */

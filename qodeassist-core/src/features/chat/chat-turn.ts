@@ -3,7 +3,7 @@ import { isAbsolute, relative } from 'node:path';
 import { explainAuthError } from '../../agents/agent-request';
 import { ResolvedAgent } from '../../agents/agent-factory';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
-import { AnswerEnding, HistoryBlock } from '../../context/conversation-history';
+import { AnswerEnding, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
 import { ENV_PROJECT_LAYER } from '../../context/env-block';
 import { Session, ToolPolicy } from '../../session/session';
 import { SessionEvent } from '../../session/session-events';
@@ -111,6 +111,16 @@ export function recordableBlocks(chat: OpenChat, input: ChatInput): HistoryBlock
         .map((ref): HistoryBlock => ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref });
     const text = input.text.trim();
     return [...attached, ...text ? [{ type: 'text' as const, text }] : []];
+}
+
+/** A question kept as typed (`/name args` as text, see recordableBlocks) with the skill invoked, if `name` is one; otherwise as it is. */
+export function invokeRecordedSkill(message: HistoryMessage, skills: SkillsEngine | undefined): HistoryMessage {
+    if (message.blocks.some(block => block.type === 'skill_invocation')) {
+        return message;
+    }
+    const texts = message.blocks.filter(block => block.type === 'text');
+    const invoked = texts.length === 1 && texts[0].type === 'text' ? skills?.invoke(texts[0].text) : undefined;
+    return invoked ? { ...message, blocks: [...message.blocks.filter(block => block.type !== 'text'), ...invoked] } : message;
 }
 
 /** A failure as the chat shows it: an Auth error names where the key is read from. */

@@ -1,5 +1,5 @@
 import { AnswerEnding, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
-import { ChatBranch, ChatFileState, ChatStore, CHAT_FILE_VERSION, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
+import { ChatBranch, ChatFileState, ChatStore, CHAT_FILE_VERSION, mapVersions, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
 import { Session } from '../../session/session';
 import { ToolKitExecutor } from '../../tools/toolkit';
 import { branchViews } from './chat-branches';
@@ -229,7 +229,11 @@ export class OpenChat {
             edits: structuredClone(record.edits),
             ...(record.agent ? { agent: record.agent } : {}), ...(record.role ? { role: record.role } : {}),
             ...(record.compressedFrom ? { compressedFrom: record.compressedFrom } : {}),
-            ...(record.branches?.length ? { branches: structuredClone(record.branches) } : {})
+            ...(record.branches?.length ? {
+                branches: this.formerIds.length > 0
+                    ? mapVersions(record.branches, messages => this.store.relocateAttachments(messages, this.formerIds, id))
+                    : structuredClone(record.branches)
+            } : {})
         };
     }
 }

@@ -231,7 +231,9 @@ export class ChatController implements Disposable {
         const removed = this.transcript.cutFrom(question);
         await this.deliver(text.trim(), [], false, {
             send: (chatId, input) => this.deps.service.editAndSend(chatId, position.turn, input, this.deps.composer.sendOptions()),
-            notTaken: () => this.transcript.putBack(removed)
+            notTaken: () => this.transcript.putBack(removed),
+            // The backend sends the question's attachments with the edited text.
+            shown: question.attachments
         });
     }
 
@@ -268,13 +270,13 @@ export class ChatController implements Disposable {
      */
     protected async deliver(
         message: string, attachments: OutgoingAttachment[], fromComposer: boolean,
-        via?: { send(chatId: string, input: ChatInput): Promise<unknown>; notTaken(): void }
+        via?: { send(chatId: string, input: ChatInput): Promise<unknown>; notTaken(): void; shown: AttachmentView[] }
     ): Promise<void> {
         const { service, composer, host } = this.deps;
         const invoked = /^\/([a-z0-9-]{1,64})(?:\s+([\s\S]*))?$/.exec(message);
         const skill = invoked && composer.skills().some(candidate => candidate.name === invoked[1]) ? invoked : undefined;
         const turnId = newTurnId();
-        this.transcript.beginTurn(skill ? skill[2]?.trim() ?? '' : message, attachments.map(attachment => attachment.view), skill?.[1], turnId);
+        this.transcript.beginTurn(skill ? skill[2]?.trim() ?? '' : message, via?.shown ?? attachments.map(attachment => attachment.view), skill?.[1], turnId);
         host.update(true);
         const input: ChatInput = { text: message, attachments: attachments.map(attachment => attachment.ref), turnId };
         try {

@@ -16,6 +16,7 @@ import { endpointUrl } from '../wire/client-apis';
 import { toErrorInfo } from '../wire/error-info';
 import { redactSecrets } from '../wire/redaction';
 import { benchChat, benchComplete, BenchHost, BenchOutcome, benchRefactor, benchToolSettings } from './bench-features';
+import { benchFimEval } from './fim-eval-command';
 import { parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
@@ -41,6 +42,12 @@ Usage:
   qodeassist-bench chat --agent NAME --message TEXT [--file PATH]... [--tools [--allow read,write]] [--json]
   qodeassist-bench complete --agent NAME --file PATH (--line L --column C | --cursor-marker MARK) [--json]
   qodeassist-bench refactor --agent NAME --file PATH --range L1:C1-L2:C2 --instruction TEXT [--json]
+  qodeassist-bench fim-eval --dataset FILE [--agent NAME] [--limit N] [--out FILE] [--open-files-tokens N] [--json]
+
+fim-eval runs each case of a JSONL dataset through the IDE's completion engine and prints exact match,
+edit similarity, pass@1 (cases with tests), p50/p95 latency and errors; --out writes one JSON line per case,
+--timeout limits each case, --agent defaults to the completion roster's pick per file. A case's test command
+runs code from the dataset (no shell, no keys in its environment, time-limited): use datasets you trust.
 
 Global options:
   --config-dir DIR     user configuration folder (default ~/.qodeassist)
@@ -63,7 +70,8 @@ const OPTIONS = {
     'timeout': { type: 'string' }, 'json': { type: 'boolean' }, 'agent': { type: 'string' }, 'message': { type: 'string' },
     'file': { type: 'string', multiple: true }, 'line': { type: 'string' }, 'column': { type: 'string' }, 'cursor-marker': { type: 'string' },
     'range': { type: 'string' }, 'instruction': { type: 'string' }, 'help': { type: 'boolean', short: 'h' },
-    'tools': { type: 'boolean' }, 'allow': { type: 'string' }, 'build-command': { type: 'string' }, 'trust-workspace': { type: 'boolean' }
+    'tools': { type: 'boolean' }, 'allow': { type: 'string' }, 'build-command': { type: 'string' }, 'trust-workspace': { type: 'boolean' },
+    'dataset': { type: 'string' }, 'limit': { type: 'string' }, 'out': { type: 'string' }, 'open-files-tokens': { type: 'string' }
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -97,6 +105,7 @@ export async function runBench(argv: readonly string[], rawIo: BenchIo): Promise
             case 'chat': return await context.chat();
             case 'complete': return await context.complete();
             case 'refactor': return await context.refactor();
+            case 'fim-eval': return await context.fimEval();
             default: throw new UsageError(`unknown command ${JSON.stringify(command)}`);
         }
     } catch (error) {
@@ -230,6 +239,41 @@ class BenchContext {
         }));
     }
 
+    /** The quality harness: a dataset through the completion engine, scored; --timeout is per case, Ctrl+C stops with a summary. */
+    async fimEval(): Promise<number> {
+        const dataset = resolve(this.io.cwd, this.required('dataset'));
+        if (!existsSync(dataset)) {
+            throw new UsageError(`the --dataset file ${dataset} does not exist`);
+        }
+        const agent = this.values.agent === undefined ? undefined : this.agent().name;
+        const outcome = await benchFimEval(this.host(), {
+            dataset, agent, limit: this.count('limit', 1), out: this.values.out ? resolve(this.io.cwd, this.values.out) : undefined,
+            caseTimeoutMs: this.caseTimeoutMs(),
+            openFilesTokens: this.count('open-files-tokens', 0) ?? 0, onInterrupt: handler => this.io.onInterrupt(handler)
+        });
+        return outcome === 'finished' ? EXIT.finished : outcome === 'cancelled' ? EXIT.cancelled : EXIT.failed;
+    }
+
+    private caseTimeoutMs(): number | undefined {
+        const seconds = this.values.timeout;
+        if (seconds !== undefined && !(Number(seconds) > 0)) {
+            throw new UsageError(`--timeout takes a number of seconds above 0, not ${JSON.stringify(seconds)}`);
+        }
+        return seconds === undefined ? undefined : Number(seconds) * 1000;
+    }
+
+    /** A whole-number option, at least `min`. */
+    private count(option: 'limit' | 'open-files-tokens', min: number): number | undefined {
+        const value = this.values[option];
+        if (value === undefined) {
+            return undefined;
+        }
+        if (!/^\d+$/.test(value) || Number(value) < min) {
+            throw new UsageError(`--${option} takes a whole number of at least ${min}, not ${JSON.stringify(value)}`);
+        }
+        return Number(value);
+    }
+
     /** What the features print to and stop by: --timeout and Ctrl+C cancel the run. */
     private host(): BenchHost {
         return {
@@ -298,7 +342,7 @@ class BenchContext {
         return agent;
     }
 
-    private required(option: 'agent' | 'message' | 'file' | 'instruction' | 'range'): string {
+    private required(option: 'agent' | 'message' | 'file' | 'instruction' | 'range' | 'dataset'): string {
         const value = option === 'file' ? this.values.file?.[0] : this.values[option];
         if (value === undefined || value === '') {
             throw new UsageError(`missing --${option}`);

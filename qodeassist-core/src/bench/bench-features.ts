@@ -15,6 +15,8 @@ import { ChatFeature } from '../features/chat/chat-feature';
 import { ChatEvent } from '../features/chat/chat-types';
 import { configuredCompletionEngine } from '../features/completion/configured-completion';
 import { DEFAULT_COMPLETION_SETTINGS } from '../features/completion/completion-engine';
+import { workspaceAccess } from '../features/completion/context/source-files';
+import { WorkspaceFiles } from '../tools/workspace-files';
 import { runRefactor } from '../features/refactor/refactor-feature';
 import { IndentStyle } from '../features/refactor/refactor-prompt';
 import { CursorSplit } from './source-position';
@@ -94,6 +96,8 @@ export async function benchComplete(host: BenchHost, request: { agent: string; p
         return await untilStopped(host, async signal => {
             const outcome = await completion.engine.complete({
                 file: request.path, relativePath: request.relativePath, language, text: request.split.prefix + request.split.suffix, offset: request.split.prefix.length,
+                // Cross-file context from the workspace, as the IDE reads it (ignore rules as the tools apply them).
+                workspace: workspaceAccess(new WorkspaceFiles([host.workspace])),
                 environment: await host.runtime.environment({ workspace: host.workspace, activeFile: request.path, language })
             }, signal);
             return { text: outcome.text };

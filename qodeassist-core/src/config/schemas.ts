@@ -91,6 +91,10 @@ export const AgentFileSchema = z.strictObject({
      */
     images: z.boolean({ error: 'images must be true or false (whether the model takes images); leave it out to follow the [body] template' }).optional(),
     context_window: z.number().int().positive().optional(),
+    /** Tokens of cross-file context a completion agent gets (definitions, recent edits, similar code); wins over qodeassist.completion.contextTokens. */
+    completion_context_tokens: z.number({ error: 'completion_context_tokens must be a whole number of tokens (0: no cross-file context)' })
+        .int({ error: 'completion_context_tokens must be a whole number of tokens (0: no cross-file context)' })
+        .min(0, { error: 'completion_context_tokens must be 0 or more (0: no cross-file context)' }).optional(),
     system_prompt: z.string().optional(),
     match: MatchSchema.optional(),
     limits: LimitsSchema.optional(),

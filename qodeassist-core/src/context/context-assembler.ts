@@ -26,6 +26,9 @@ export interface CompletionInput {
     language?: string;
     filePath?: string;
     files?: Array<{ path: string; content: string }>;
+    /** Cross-file context for templates with a repository format (`ctx.repo_files`); each file is a manifest section. */
+    repoFiles?: Array<{ path: string; content: string; source: string }>;
+    repoName?: string;
 }
 
 export interface BudgetSettings {
@@ -107,7 +110,10 @@ export class ContextAssembler {
         const toolChars = input.tools.reduce((sum, tool) => sum + tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length, 0);
         manifest.tools.tokens = estimate(toolChars);
         const completionChars = (input.completion?.prefix.length ?? 0) + (input.completion?.suffix.length ?? 0)
-            + (input.completion?.files ?? []).reduce((sum, file) => sum + file.content.length, 0);
+            + [...input.completion?.files ?? [], ...input.completion?.repoFiles ?? []].reduce((sum, file) => sum + file.content.length, 0);
+        for (const file of input.completion?.repoFiles ?? []) {
+            manifest.sections.push({ name: `${file.source} ${file.path}`, tokens: estimate(file.path.length + file.content.length), placement: 'repo_files' });
+        }
         const fixedChars = systemPrompt.length + toolChars + completionChars;
 
         manifest.limit = input.budget.contextWindow - input.budget.maxOutputTokens;
@@ -162,6 +168,7 @@ export class ContextAssembler {
             ...(input.completion ? {
                 prefix: input.completion.prefix, suffix: input.completion.suffix,
                 language: input.completion.language, file_path: input.completion.filePath,
+                ...(input.completion.repoFiles?.length ? { repo_files: input.completion.repoFiles, repo_name: input.completion.repoName } : {}),
                 file_info: formatFile({ activeFile: input.completion.filePath, language: input.completion.language })
             } : {})
         };

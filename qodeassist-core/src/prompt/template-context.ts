@@ -31,6 +31,14 @@ export interface TemplateContext {
     prefix?: string;
     suffix?: string;
     files_metadata: Array<{ path: string; content: string }>;
+    /**
+     * Code completion's cross-file context (definitions, recent edits, similar code), one entry per
+     * file, the most important last; `source` is the kind of its most important snippet
+     * (`definition`, `recent-edit`, `similar`). FIM templates with a repository format render them.
+     */
+    repo_files?: Array<{ path: string; content: string; source: string }>;
+    /** The project's name for repository formats (`<|repo_name|>`). */
+    repo_name?: string;
     tools: CtxTool[];
     language?: string;
     file_path?: string;
@@ -84,6 +92,11 @@ export function syntheticContext(): TemplateContext {
         prefix: 'function add(a: number, b: number) {\n    return ',
         suffix: ';\n}\n',
         files_metadata: [{ path: 'src/util.ts', content: 'export const one = 1;\n' }],
+        repo_files: [
+            { path: 'src/format.ts', content: 'export function format(value: number, digits = 2): string {\n', source: 'similar' },
+            { path: 'src/numbers.ts', content: 'export type Num = number | bigint;\n', source: 'definition' }
+        ],
+        repo_name: 'calculator',
         tools: [
             {
                 name: 'read_file', description: 'Read a project file.',

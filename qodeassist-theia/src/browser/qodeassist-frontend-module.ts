@@ -9,6 +9,8 @@ import { QODEASSIST_COMPLETION_PATH, QodeAssistCompletionService } from '../comm
 import { QODEASSIST_CONFIG_PATH, QodeAssistConfigService } from '../common/config-protocol';
 import { QODEASSIST_MCP_PATH, QodeAssistMcpService } from '../common/mcp-protocol';
 import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorService } from '../common/refactor-protocol';
+import { CompletionContextCollector } from './completion/completion-context-collector';
+import { CompletionFiguresRecorder } from './completion/completion-figures-recorder';
 import { CompletionStatus } from './completion/completion-status';
 import { InlineCompletionContribution } from './completion/inline-completion-contribution';
 import { ChatComposer } from './chat/chat-composer';
@@ -112,6 +114,8 @@ export default new ContainerModule(bind => {
         ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH, ctx.container.get(CompletionStatus))
     ).inSingletonScope();
     bind(CompletionStatus).toSelf().inSingletonScope();
+    bind(CompletionFiguresRecorder).toSelf().inSingletonScope();
+    bind(CompletionContextCollector).toSelf().inSingletonScope();
     bind(InlineCompletionContribution).toSelf().inSingletonScope();
     for (const contribution of [FrontendApplicationContribution, CommandContribution, KeybindingContribution]) {
         bind(contribution).toService(InlineCompletionContribution);

@@ -67,11 +67,28 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
         },
         'qodeassist.completion.debounceMs': {
             type: 'number', default: 350, minimum: 0, maximum: 5000,
-            description: 'Pause after typing before a completion is asked for, in milliseconds.'
+            description: 'Pause after typing before a completion is asked for, in milliseconds. With adaptiveDebounce on, it applies until your typing rhythm is known (nine keystrokes in a row).'
+        },
+        'qodeassist.completion.adaptiveDebounce': {
+            type: 'boolean', default: true,
+            description: 'Follow your typing rhythm: the pause is 1.5 × your 75th-percentile gap between keys, within 100–600 ms, and a fresh line or `{ ( , = [ ; :` asks after your usual gap (at most 150 ms). Off: debounceMs, and those contexts ask at once.'
+        },
+        'qodeassist.completion.trigger': {
+            type: 'string', enum: ['automatic', 'hint'], default: 'automatic',
+            enumDescriptions: [
+                'Ask while typing (after a pause; sooner on a fresh line or after { ( , = [ ; :).',
+                'For paid APIs: ask only on QodeAssist: Suggest Completion (Alt+\\) or after a pause of at least 600 ms on a fresh line or after { ( , = [ ; :.'
+            ],
+            description: 'When completion asks the model. Answers already paid for (the cache, a request the text you type runs into) show in both modes.'
+        },
+        'qodeassist.completion.languages': {
+            type: 'object', default: {},
+            additionalProperties: { type: ['string', 'boolean'], enum: ['automatic', 'hint', 'off', false, true] },
+            description: 'The trigger per language id, winning over qodeassist.completion.trigger and disabledLanguages, e.g. {"markdown": "off", "python": "hint"} (false: off).'
         },
         'qodeassist.completion.minTypedChars': {
             type: 'number', default: 1, minimum: 1, maximum: 50,
-            description: 'Characters to type since the last suggestion before asking again on a pause (a fresh line or an opening bracket asks at once).'
+            description: 'Characters to type since the last suggestion before asking again on a pause (a fresh line or an opening bracket asks without it, and sooner).'
         },
         'qodeassist.completion.linesBefore': {
             type: 'number', default: 50, minimum: 0, description: 'Lines above the cursor the model sees.'
@@ -85,6 +102,12 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
         'qodeassist.completion.openFilesTokens': {
             type: 'number', default: 0, minimum: 0,
             description: 'Tokens of other open editors\' text to add as context (for instruct agents). 0: none.'
+        },
+        'qodeassist.completion.contextTokens': {
+            type: 'number', default: 1024, minimum: 0,
+            description: 'Tokens of cross-file context a completion sends: definitions of the symbols around the cursor, recently edited code, similar code '
+                + 'from open files. For agents whose template renders it (repository formats of Qwen2.5-Coder, StarCoder2, Codestral, llama.cpp, instruct agents); '
+                + 'an agent\'s own completion_context_tokens wins. 0: none.'
         },
         'qodeassist.completion.disabledLanguages': {
             type: 'array', items: { type: 'string' }, default: [],
@@ -244,11 +267,15 @@ export interface QodeAssistConfiguration {
     'qodeassist.chat.autoCompressPercent': number;
     'qodeassist.completion.enabled': boolean;
     'qodeassist.completion.debounceMs': number;
+    'qodeassist.completion.adaptiveDebounce': boolean;
+    'qodeassist.completion.trigger': 'automatic' | 'hint';
+    'qodeassist.completion.languages': Record<string, 'automatic' | 'hint' | 'off' | boolean>;
     'qodeassist.completion.minTypedChars': number;
     'qodeassist.completion.linesBefore': number;
     'qodeassist.completion.linesAfter': number;
     'qodeassist.completion.wholeFile': boolean;
     'qodeassist.completion.openFilesTokens': number;
+    'qodeassist.completion.contextTokens': number;
     'qodeassist.completion.disabledLanguages': string[];
     'qodeassist.completion.prose': 'drop' | 'comment';
     'qodeassist.completion.lines': 'auto' | 'single' | 'multi';

@@ -12,6 +12,8 @@ export interface CompletionQuerySettings {
     /** Tokens of open-file context; 0: none. */
     openFilesBudget: number;
     useGitignore: boolean;
+    /** Tokens of cross-file context (definitions, recent edits, similar code) for agents without their own `completion_context_tokens`; 0: none. */
+    contextTokens?: number;
 }
 
 /** An editor's document as a backend feature receives it: where it is, what language, its whole text (unsaved changes included). */
@@ -34,13 +36,27 @@ export interface CompletionQuery extends DocumentQuery {
     /** Other open editors (absolute paths); the backend keeps those in the workspace that no ignore rule hides. */
     openFiles?: Array<{ path: string; content: string }>;
     settings: CompletionQuerySettings;
+    /**
+     * Answer only from what costs no model request: the cache, or a request under way whose answer the user is typing
+     * (it is waited for). The frontend asks this at every keystroke, before any debounce; nothing fits → empty text, no source.
+     */
+    reuseOnly?: boolean;
+    /** What the editor's definition providers answered for identifiers near the cursor, within a short time cap (absolute paths, 0-based lines). */
+    definitions?: Array<{ path: string; line: number; symbol?: string }>;
+    /** Regions edited lately in this window, the newest first, as their lines read now (absolute paths, 0-based lines). */
+    recentEdits?: Array<{ path: string; startLine: number; text: string }>;
+    /** The open editors' files (absolute paths): the backend reads them, through its cache, for similar code. */
+    recentFiles?: string[];
 }
 
 /** What came back: text to show, or why there is none. Errors are data here, so the status bar can show them. */
 export interface CompletionAnswer {
     text: string;
     source?: 'cache' | 'in-flight' | 'model';
+    /** The agent that wrote it (for a cached answer: the agent whose answer for this file was cached). */
     agent?: string;
+    /** The language the file was taken for: the editor's, or the file name's when the editor says plaintext. */
+    language?: string;
     /** A newer query or the user cancelled this one. */
     cancelled?: boolean;
     /** Not asked at all, and why (an ignored file, no agent…). */
@@ -48,6 +64,8 @@ export interface CompletionAnswer {
     error?: ErrorInfo;
     /** Milliseconds the backend spent, model included. */
     elapsedMs: number;
+    /** The cross-file context sent, snippet by snippet with its estimated tokens (the completion log lists it). */
+    context?: Array<{ source: string; path: string; symbol?: string; tokens: number }>;
 }
 
 export const QodeAssistCompletionService = Symbol('QodeAssistCompletionService');

@@ -1,5 +1,6 @@
 import {
-    CancelledError, CompletionEngine, configuredCompletionEngine, ConfigurationService, languageOfPath, LaunchStatus, QodeAssistRuntime, toErrorInfo, WorkspaceFiles
+    CancelledError, CompletionEngine, configuredCompletionEngine, ConfigurationService, languageOfPath, LaunchStatus, QodeAssistRuntime, toErrorInfo, WorkspaceFiles,
+    workspaceAccess
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { CompletionAnswer, CompletionQuery, QodeAssistCompletionClient, QodeAssistCompletionService } from '../common/completion-protocol';
@@ -65,12 +66,22 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
             const service = this.configurations.forWorkspace(query.workspacePath);
             // Without a language extension the editor says plaintext; the file name still tells the model more.
             const language = query.language === 'plaintext' ? languageOfPath(query.file) : query.language;
-            const outcome = await this.engineFor(service, query).complete({
-                file: query.file, relativePath: query.relativePath, language, text: query.text, offset: query.offset,
-                project: query.project, openFiles: shareableOpenFiles(files, query.openFiles),
+            const engine = this.engineFor(service, query);
+            const where = { file: query.file, relativePath: query.relativePath, language, text: query.text, offset: query.offset, project: query.project };
+            if (query.reuseOnly) {
+                const reused = await engine.reuse(where, controller.signal);
+                return reused ? { text: reused.text, source: reused.source, agent: reused.agent ?? this.agentOf(query.file), language, elapsedMs: elapsed() } : { text: '', language, elapsedMs: elapsed() };
+            }
+            const outcome = await engine.complete({
+                ...where, openFiles: shareableOpenFiles(files, query.openFiles),
+                // Cross-file context: the files it reads and shows are the tools' (roots, links, ignore rules); none without a workspace.
+                workspace: files ? workspaceAccess(files) : undefined, definitions: query.definitions, recentEdits: query.recentEdits, recentFiles: query.recentFiles,
                 environment: query.workspacePath ? await this.runtime.environment({ workspace: query.workspacePath }) : undefined
             }, controller.signal);
-            return { text: outcome.text, source: outcome.source, agent: outcome.agent, elapsedMs: elapsed() };
+            if (outcome.agent) {
+                this.rememberAgent(query.file, outcome.agent);
+            }
+            return { text: outcome.text, source: outcome.source, agent: outcome.agent ?? this.agentOf(query.file), language, elapsedMs: elapsed(), context: outcome.context };
         } catch (error) {
             if (error instanceof CancelledError || controller.signal.aborted) {
                 return { text: '', cancelled: true, elapsedMs: elapsed() };
@@ -125,7 +136,8 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
                     return {
                         context: { linesBefore: settings.linesBefore, linesAfter: settings.linesAfter, wholeFile: settings.wholeFile },
                         postprocess: { prose: settings.prose, lines: settings.lines },
-                        openFilesBudget: settings.openFilesBudget
+                        openFilesBudget: settings.openFilesBudget,
+                        contextBudget: settings.contextTokens
                     };
                 }
             });
@@ -135,4 +147,22 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
     }
 
     private current: CompletionQuery | undefined;
+
+    /**
+     * The agent whose answers for a file are cached (the roster picks per file, and the cache empties when the configuration
+     * changes): a cached suggestion is credited to it in the acceptance figures. Bounded, oldest forgotten first.
+     */
+    private readonly agents = new Map<string, string>();
+
+    private rememberAgent(file: string, agent: string): void {
+        this.agents.delete(file);
+        this.agents.set(file, agent);
+        if (this.agents.size > 500) {
+            this.agents.delete(this.agents.keys().next().value as string);
+        }
+    }
+
+    private agentOf(file: string): string | undefined {
+        return this.agents.get(file);
+    }
 }

@@ -18,6 +18,8 @@ describe('the same request body from the IDE and from the bench', () => {
     const server = new FakeProviderServer();
     const fixture = new ConfigFixture();
     const source = 'export function reverse(text: string): string {\n    <CURSOR>\n}\n';
+    // An import: both hosts send the definition it names (cross-file context read from the workspace).
+    const importing = "import { flip } from './flip';\n\nexport function mirror(text: string): string {\n    <CURSOR>\n}\n";
     let configuration: ConfigurationService;
     let runtime: QodeAssistRuntime;
 
@@ -27,6 +29,8 @@ describe('the same request body from the IDE and from the bench', () => {
         fixture.project_('agents/fake-instruct.toml', 'schema_version = 1\nname = "fake-instruct"\nextends = "ollama-completion"\nprovider_instance = "fake-ollama-provider"\nmodel = "fake-model"\n');
         fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[completion]\nagents = ["fake-instruct"]\n[refactor]\nagents = ["fake-openai"]\n');
         fixture.write(join(fixture.workspace, 'src', 'reverse.ts'), source);
+        fixture.write(join(fixture.workspace, 'src', 'flip.ts'), 'export function flip(chars: string[]): string[] {\n    return chars.reverse();\n}\n');
+        fixture.write(join(fixture.workspace, 'src', 'mirror.ts'), importing);
         configuration = new ConfigurationService(fixture.roots);
     });
     after(async () => {
@@ -88,22 +92,23 @@ describe('the same request body from the IDE and from the bench', () => {
         }
     });
 
-    it('complete: the completion engine\'s context window, environment and instruct prompt', async () => {
+    it('complete: the completion engine\'s context window, cross-file context, environment and instruct prompt', async () => {
         const completion = new QodeAssistCompletionServiceImpl(runtime, { forWorkspace: () => configuration });
         try {
             server.enqueue({ kind: 'replay', recording: ollamaChatRecording(['return [...text].reverse().join(\'\');']) });
-            const text = source.replace('<CURSOR>', '');
+            const text = importing.replace('<CURSOR>', '');
             const answer = await completion.complete({
-                id: 1, workspacePath: fixture.workspace, file: join(fixture.workspace, 'src', 'reverse.ts'), relativePath: 'src/reverse.ts', language: 'typescript',
-                text, offset: source.indexOf('<CURSOR>'),
+                id: 1, workspacePath: fixture.workspace, file: join(fixture.workspace, 'src', 'mirror.ts'), relativePath: 'src/mirror.ts', language: 'typescript',
+                text, offset: importing.indexOf('<CURSOR>'),
                 settings: { ...DEFAULT_CONTEXT, ...DEFAULT_POSTPROCESS, openFilesBudget: 0, useGitignore: true }
             });
             assert.equal(answer.error, undefined);
             const fromIde = received();
 
             server.enqueue({ kind: 'replay', recording: ollamaChatRecording(['return [...text].reverse().join(\'\');']) });
-            assert.equal(await bench(['complete', '--agent', 'fake-instruct', '--file', 'src/reverse.ts', '--cursor-marker', '<CURSOR>']), answer.text);
+            assert.equal(await bench(['complete', '--agent', 'fake-instruct', '--file', 'src/mirror.ts', '--cursor-marker', '<CURSOR>']), answer.text);
             assert.deepEqual(received(), fromIde);
+            assert.match(JSON.stringify(fromIde), /Definitions from src\/flip\.ts/, 'the imported definition is in both');
         } finally {
             completion.dispose();
         }

@@ -32,7 +32,9 @@ describe('inline completion in Chromium', function () {
         .when({ bodyIncludes: 'sub(a: number, b: number) {\\n    <|fim_suffix|>', scenario: { kind: 'replay', recording: ollamaGenerateRecording(['const d = a - b;\n', '    return d;']) } })
         .when({ bodyIncludes: 'const x = <|fim_suffix|>', scenario: { kind: 'replay', recording: ollamaGenerateRecording(['compute(1, 2);']) } })
         .when({ bodyIncludes: 'boom = <|fim_suffix|>', scenario: { kind: 'status', status: 503, body: 'overloaded' } })
-        .when({ bodyIncludes: '<cursor>', scenario: { kind: 'replay', recording: openAITextRecording('```python\n    return f"Hello, {name}!"\n```') } }));
+        .when({ bodyIncludes: '<cursor>', scenario: { kind: 'replay', recording: openAITextRecording('```python\n    return f"Hello, {name}!"\n```') } })
+        // A fresh line or an `=` asks at once, before the rest is typed: those positions get nothing to show.
+        .when({ bodyIncludes: '<|fim_suffix|>', scenario: { kind: 'replay', recording: ollamaGenerateRecording(['']) } }));
     const { fake, app } = session;
     let page: Page;
     before(() => { page = session.page; });

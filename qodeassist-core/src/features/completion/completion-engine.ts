@@ -8,11 +8,14 @@ import { SessionManager } from '../../session/session-manager';
 import { CancelledError, QodeAssistError, untilAborted } from '../../wire/error-info';
 import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';
 import { CompletionCache } from './completion-cache';
+import { completionContextFor, CrossFileFacts, DEFAULT_CONTEXT_BUDGET } from './context/agent-context';
+import { ContextSnippetRecord } from './context/context-snippet';
+import { CompletionContextRetriever } from './context/context-retriever';
 import { CompletionContextOptions, cursorWindow, DEFAULT_CONTEXT } from './completion-context';
 import { DEFAULT_POSTPROCESS, isSingleLine, postprocessCompletion, PostprocessOptions, stripThinking } from './completion-postprocess';
 
 /** One ask for a completion: where the cursor is, in which file. */
-export interface CompletionRequest {
+export interface CompletionRequest extends CrossFileFacts {
     /** Absolute path: the cache key. */
     file: string;
     /** Workspace-relative path, for the agents' [match] rules and the prompt. */
@@ -36,9 +39,11 @@ export interface CompletionSettings {
     postprocess: PostprocessOptions;
     /** Tokens of open-file context at most; 0: none. */
     openFilesBudget: number;
+    /** Tokens of cross-file context (definitions, recent edits, similar code) for agents without `completion_context_tokens`; 0: none. */
+    contextBudget?: number;
 }
 
-export const DEFAULT_COMPLETION_SETTINGS: CompletionSettings = { context: DEFAULT_CONTEXT, postprocess: DEFAULT_POSTPROCESS, openFilesBudget: 0 };
+export const DEFAULT_COMPLETION_SETTINGS: CompletionSettings = { context: DEFAULT_CONTEXT, postprocess: DEFAULT_POSTPROCESS, openFilesBudget: 0, contextBudget: DEFAULT_CONTEXT_BUDGET };
 
 export interface CompletionOutcome {
     /** What to insert at the cursor; empty when the model had nothing useful. */
@@ -47,14 +52,21 @@ export interface CompletionOutcome {
     source: 'cache' | 'in-flight' | 'model';
     agent?: string;
     requestId?: string;
+    /** The cross-file context the request sent, snippet by snippet with its tokens (the completion log lists it). */
+    context?: ContextSnippetRecord[];
 }
 
 interface InFlight {
     file: string;
-    prefix: string;
-    suffix: string;
+    /** The document before and after the cursor it was asked at: typing ahead is judged on these, not on the window (which shifts at a new line). */
+    before: string;
+    after: string;
     controller: AbortController;
     result: Promise<CompletionOutcome>;
+    /** Callers waiting for it (the one that started it and those typing ahead into it): it is cancelled when the last one gives up. */
+    waiters: number;
+    /** A newer request took its place: its waiters get a cancellation, not a reason to ask again. */
+    replaced: boolean;
 }
 
 export interface CompletionEngineDeps {
@@ -63,6 +75,8 @@ export interface CompletionEngineDeps {
     sessions: SessionManager;
     estimator: TokenEstimator;
     cache?: CompletionCache;
+    /** Cross-file context and its file cache; one is made when not given. */
+    retriever?: CompletionContextRetriever;
     settings?(): CompletionSettings;
     /** Every session event of the requests made (the bench prints them); the IDE needs only the outcome. */
     onEvents?(events: readonly SessionEvent[]): void;
@@ -78,18 +92,17 @@ export class CompletionEngine {
     private inFlight: InFlight | undefined;
     readonly cache: CompletionCache;
 
+    readonly retriever: CompletionContextRetriever;
+
     constructor(private readonly deps: CompletionEngineDeps) {
         this.cache = deps.cache ?? new CompletionCache();
+        this.retriever = deps.retriever ?? new CompletionContextRetriever(text => deps.estimator.estimateText(text));
     }
 
     async complete(request: CompletionRequest, signal?: AbortSignal): Promise<CompletionOutcome> {
         const settings = this.deps.settings?.() ?? DEFAULT_COMPLETION_SETTINGS;
         const { prefix, suffix } = cursorWindow(request.text, request.offset, settings.context);
-        const cached = this.cache.get(request.file, prefix, suffix);
-        if (cached !== undefined) {
-            return { text: cached, source: 'cache' };
-        }
-        const reused = await this.typeAheadInto(request.file, prefix, suffix, signal);
+        const reused = await this.reuse(request, signal);
         if (reused) {
             return reused;
         }
@@ -99,39 +112,79 @@ export class CompletionEngine {
         }
         this.cancel();
         const controller = new AbortController();
-        const abort = () => controller.abort();
-        signal?.addEventListener('abort', abort, { once: true });
-        const result = this.request(request, { prefix, suffix }, settings, controller.signal);
-        const entry: InFlight = { file: request.file, prefix, suffix, controller, result };
-        this.inFlight = entry;
-        try {
-            const outcome = await result;
+        const result = this.request(request, { prefix, suffix }, settings, controller.signal).then(outcome => {
             this.cache.put(request.file, prefix, suffix, outcome.text);
             return outcome;
-        } finally {
-            signal?.removeEventListener('abort', abort);
+        });
+        const entry: InFlight = {
+            file: request.file, before: request.text.slice(0, request.offset), after: request.text.slice(request.offset), controller, result, waiters: 0, replaced: false
+        };
+        this.inFlight = entry;
+        // The request lives until it settles, not until its first caller leaves: callers typing ahead may still wait for it.
+        result.finally(() => {
             if (this.inFlight === entry) {
                 this.inFlight = undefined;
             }
+        }).catch(() => undefined);
+        return this.wait(entry, signal);
+    }
+
+    /**
+     * What can be had without asking the model: the cache, or the request under way when the user typed ahead into
+     * its answer (the typed text is a start of it: the rest is served). Undefined when neither fits.
+     */
+    async reuse(request: CompletionRequest, signal?: AbortSignal): Promise<CompletionOutcome | undefined> {
+        const settings = this.deps.settings?.() ?? DEFAULT_COMPLETION_SETTINGS;
+        const { prefix, suffix } = cursorWindow(request.text, request.offset, settings.context);
+        const cached = this.cache.get(request.file, prefix, suffix);
+        if (cached !== undefined) {
+            return { text: cached, source: 'cache' };
         }
+        return this.typeAheadInto(request, signal);
     }
 
     /** Cancels the request under way, if any. */
     cancel(): void {
-        this.inFlight?.controller.abort();
+        if (this.inFlight) {
+            this.inFlight.replaced = true;
+            this.inFlight.controller.abort();
+        }
         this.inFlight = undefined;
     }
 
+    /** One more caller waits for the request under way; when every caller has given up, the request goes too. */
+    private async wait(entry: InFlight, signal?: AbortSignal): Promise<CompletionOutcome> {
+        entry.waiters++;
+        try {
+            return await untilAborted(entry.result, signal);
+        } finally {
+            if (--entry.waiters === 0 && signal?.aborted) {
+                entry.controller.abort();
+            }
+        }
+    }
+
     /** The user typed on from where a request is still running: its answer, minus what was typed, if it still fits. */
-    private async typeAheadInto(file: string, prefix: string, suffix: string, signal?: AbortSignal): Promise<CompletionOutcome | undefined> {
+    private async typeAheadInto(request: CompletionRequest, signal?: AbortSignal): Promise<CompletionOutcome | undefined> {
         const running = this.inFlight;
-        if (!running || running.file !== file || running.suffix !== suffix || !prefix.startsWith(running.prefix) || prefix === running.prefix) {
+        const before = request.text.slice(0, request.offset);
+        if (!running || running.file !== request.file || before.length <= running.before.length
+            || request.text.slice(request.offset) !== running.after || !before.startsWith(running.before)) {
             return undefined;
         }
-        const typed = prefix.slice(running.prefix.length);
-        // Its failure, or this caller giving up, leaves nothing to reuse.
-        const outcome = await untilAborted(running.result, signal).catch(() => undefined);
-        if (!outcome || !outcome.text.startsWith(typed) || outcome.text.length === typed.length) {
+        const typed = before.slice(running.before.length);
+        let outcome: CompletionOutcome;
+        try {
+            outcome = await this.wait(running, signal);
+        } catch {
+            if (running.replaced || signal?.aborted) {
+                // A newer position took over, or this caller left: nothing to ask for here.
+                throw new CancelledError();
+            }
+            // Its failure leaves nothing to reuse: the caller asks anew.
+            return undefined;
+        }
+        if (!outcome.text.startsWith(typed) || outcome.text.length === typed.length) {
             return undefined;
         }
         return { ...outcome, text: outcome.text.slice(typed.length), source: 'in-flight' };
@@ -143,6 +196,13 @@ export class CompletionEngine {
             ...around, language: request.language, filePath: request.relativePath,
             files: filesWithinBudget(request.openFiles ?? [], settings.openFilesBudget, this.deps.estimator)
         };
+        // Open files sent whole need no similar windows of their own.
+        const context = await completionContextFor(this.retriever, agent, { ...request, openFiles: request.openFiles?.filter(file => !completion.files!.includes(file)) },
+            around, settings.contextBudget, signal);
+        if (context) {
+            completion.repoFiles = context.repoFiles;
+            completion.repoName = context.repoName;
+        }
         const singleLine = isSingleLine(around, settings.postprocess);
         // A FIM model's first line is code; an instruct model may write a line of prose before its fence.
         const firstLineDone = CHAT_PROTOCOLS.has(agent.protocol) ? hasFirstFencedLine : hasCompleteFirstLine;
@@ -185,7 +245,7 @@ export class CompletionEngine {
             if (end.cancelled && !stoppedEarly) {
                 throw new CancelledError();
             }
-            return { text: postprocessCompletion(text, { ...around, language: request.language }, settings.postprocess), source: 'model', agent: agent.name, requestId };
+            return { text: postprocessCompletion(text, { ...around, language: request.language }, settings.postprocess), source: 'model', agent: agent.name, requestId, ...context?.records.length ? { context: context.records } : {} };
         } finally {
             signal.removeEventListener('abort', abort);
             await this.deps.sessions.release(session);

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { LaunchStatus } from '@qodeassist/core';
-import { completionStatusView } from './completion-status-view';
+import { addCounts, emptyFigures } from './completion-figures';
+import { completionDetailsMarkdown, completionStatusView, TriggerSummary } from './completion-status-view';
 
 const starting: LaunchStatus = {
     provider: 'ollama', state: 'starting', summary: 'starting Ollama…',
@@ -23,5 +24,41 @@ describe('the completion status item', () => {
 
     it('off wins over everything', () => {
         assert.equal(completionStatusView({ enabled: false, pending: 1, launching: [starting] }).text, '$(circle-slash) QodeAssist');
+    });
+});
+
+describe('the completion status popover', () => {
+    const automatic: TriggerSummary = { mode: 'automatic', debounceMs: 180, eagerFloorMs: 90, adaptive: true, overrides: {}, key: 'Alt+\\' };
+
+    it('says how completion asks: the timings of the moment, from the typing rhythm or the setting', () => {
+        assert.match(completionDetailsMarkdown(automatic, undefined, 0), /^\*\*Asks\*\* after 180 ms of quiet \(from your typing rhythm\); on a fresh line or after `\{ \( , = \[ ; :` 90 ms\./);
+        assert.match(completionDetailsMarkdown({ ...automatic, debounceMs: 300, eagerFloorMs: 0, adaptive: false }, undefined, 0),
+            /after 300 ms of quiet \(qodeassist\.completion\.debounceMs\); on a fresh line or after `\{ \( , = \[ ; :` at once\./);
+        assert.match(completionDetailsMarkdown({ ...automatic, mode: 'hint', overrides: { python: 'automatic', markdown: 'off' } }, undefined, 0),
+            /^\*\*Hint mode:\*\* asks only on Alt\+\\ \(QodeAssist: Suggest Completion\)[^\n]*\n\nPer language: python automatic, markdown off\./);
+    });
+
+    it('shows the figures by language and agent with shares, a total, the checks still waiting, and the reset link', () => {
+        let figures = addCounts(emptyFigures(new Date('2026-11-23T10:00:00Z')), 'typescript', 'fake-fim', { shown: 4, accepted: 3, checked: 2, stillPresent: 1 });
+        figures = addCounts(figures, 'python', 'fake-instruct', { shown: 1 });
+        const markdown = completionDetailsMarkdown(automatic, figures, 1);
+        assert.ok(markdown.includes([
+            '**Suggestions since 2026-11-23** — counted in this browser only, never sent anywhere.', '',
+            '| Language | Agent | Shown | Accepted | Still there 30 s later |', '|---|---|---:|---:|---:|',
+            '| typescript | fake\\-fim | 4 | 3 (75%) | 1 of 2 (50%) |',
+            '| python | fake\\-instruct | 1 | 0 (0%) | 0 of 0 |',
+            '| **all** | | 5 | 3 (60%) | 1 of 2 (50%) |', '',
+            '1 accepted suggestion will be looked at again 30 s after acceptance.'
+        ].join('\n')), markdown);
+        assert.ok(markdown.endsWith('[Reset figures](command:qodeassist.completion.resetFigures) · [Show log](command:qodeassist.completion.showLog)'));
+    });
+
+    it('before any suggestion: says where figures will be kept', () => {
+        assert.match(completionDetailsMarkdown(automatic, emptyFigures(new Date()), 0), /No suggestion shown yet\. Acceptance figures are counted in this browser only and never sent anywhere\./);
+    });
+
+    it('a language id or agent name cannot break the table', () => {
+        const markdown = completionDetailsMarkdown(automatic, addCounts(emptyFigures(new Date()), 'c|d', 'a*b', { shown: 1 }), 0);
+        assert.ok(markdown.includes('| c\\|d | a\\*b | 1 |'), markdown);
     });
 });

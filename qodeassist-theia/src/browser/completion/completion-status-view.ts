@@ -1,4 +1,5 @@
 import type { ErrorInfo, LaunchStatus } from '@qodeassist/core';
+import { CompletionFigures, FigureCounts, totalOf } from './completion-figures';
 
 /** What the completion's status-bar item knows. */
 export interface CompletionStatusState {
@@ -34,4 +35,62 @@ export function completionStatusView(state: CompletionStatusState): CompletionSt
         return { text: `$(warning) QodeAssist: ${error.category}`, tooltip: `Completion failed: ${error.message} — click for the log`, className: 'qa-completion-error' };
     }
     return { text: '$(sparkle) QodeAssist', tooltip: 'QodeAssist completion is on — click for the log' };
+}
+
+/** How completion asks now, for the popover. */
+export interface TriggerSummary {
+    mode: 'automatic' | 'hint';
+    debounceMs: number;
+    eagerFloorMs: number;
+    /** The timings follow the typing rhythm (else the configured debounce). */
+    adaptive: boolean;
+    /** Languages whose mode differs from the global one, e.g. { markdown: 'off' }. */
+    overrides: Readonly<Record<string, string>>;
+    /** The Suggest Completion key, as shown to the user. */
+    key: string;
+}
+
+/** The popover below the item's line: how completion asks, then the acceptance figures kept on this machine, then what can be done. */
+export function completionDetailsMarkdown(trigger: TriggerSummary, figures: CompletionFigures | undefined, pendingChecks: number): string {
+    const lines: string[] = [];
+    if (trigger.mode === 'hint') {
+        lines.push(`**Hint mode:** asks only on ${trigger.key} (QodeAssist: Suggest Completion) or after a pause at a fresh line or after \`{ ( , = [ ; :\`.`);
+    } else {
+        const how = trigger.adaptive ? 'from your typing rhythm' : 'qodeassist.completion.debounceMs';
+        const eager = trigger.eagerFloorMs > 0 ? `${trigger.eagerFloorMs} ms` : 'at once';
+        lines.push(`**Asks** after ${trigger.debounceMs} ms of quiet (${how}); on a fresh line or after \`{ ( , = [ ; :\` ${eager}.`);
+    }
+    const overrides = Object.entries(trigger.overrides);
+    if (overrides.length) {
+        lines.push('', `Per language: ${overrides.map(([language, mode]) => `${escapeMarkdown(language)} ${mode}`).join(', ')}.`);
+    }
+    lines.push('');
+    if (!figures || figures.rows.length === 0) {
+        lines.push('No suggestion shown yet. Acceptance figures are counted in this browser only and never sent anywhere.');
+    } else {
+        lines.push(`**Suggestions since ${figures.since.slice(0, 10)}** — counted in this browser only, never sent anywhere.`, '',
+            '| Language | Agent | Shown | Accepted | Still there 30 s later |', '|---|---|---:|---:|---:|');
+        const rows = [...figures.rows].sort((a, b) => b.shown - a.shown || a.language.localeCompare(b.language) || a.agent.localeCompare(b.agent));
+        for (const row of rows) {
+            lines.push(`| ${escapeMarkdown(row.language)} | ${escapeMarkdown(row.agent)} | ${countCells(row)} |`);
+        }
+        if (rows.length > 1) {
+            lines.push(`| **all** | | ${countCells(totalOf(figures))} |`);
+        }
+        if (pendingChecks > 0) {
+            lines.push('', `${pendingChecks} accepted suggestion${pendingChecks === 1 ? '' : 's'} will be looked at again 30 s after acceptance.`);
+        }
+    }
+    lines.push('', '[Reset figures](command:qodeassist.completion.resetFigures) · [Show log](command:qodeassist.completion.showLog)');
+    return lines.join('\n');
+}
+
+/** Shown, accepted (share of shown) and still there (of those looked at again): the row's cells. */
+function countCells(counts: FigureCounts): string {
+    const share = (part: number, whole: number) => whole > 0 ? ` (${Math.round(100 * part / whole)}%)` : '';
+    return `${counts.shown} | ${counts.accepted}${share(counts.accepted, counts.shown)} | ${counts.stillPresent} of ${counts.checked}${share(counts.stillPresent, counts.checked)}`;
+}
+
+function escapeMarkdown(text: string): string {
+    return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, character => `\\${character}`);
 }

@@ -3,32 +3,44 @@ import { CommandService } from '@theia/core';
 import { StatusBar, StatusBarAlignment } from '@theia/core/lib/browser/status-bar/status-bar';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { OutputChannel, OutputChannelManager } from '@theia/output/lib/browser/output-channel';
+import { MarkdownStringImpl } from '@theia/core/lib/common/markdown-rendering/markdown-string';
 import { QodeAssistCompletionClient } from '../../common/completion-protocol';
-import { completionStatusView } from './completion-status-view';
+import { CompletionFiguresRecorder } from './completion-figures-recorder';
+import { completionDetailsMarkdown, completionStatusView, TriggerSummary } from './completion-status-view';
 
 export const SHOW_COMPLETION_LOG = 'qodeassist.completion.showLog';
+export const RESET_COMPLETION_FIGURES = 'qodeassist.completion.resetFigures';
 const ELEMENT = 'qodeassist-completion';
 
 /**
  * The completion's state where users look: a status-bar item (idle, asking, starting a local
- * server, off, or the last error with its category) and an output channel with one line per
- * request. A failure is never silent. It is the completion service's client: the backend tells
- * it when a completion waits for a provider's server QodeAssist starts ([launch]).
+ * server, off, or the last error with its category) whose popover says how completion asks and
+ * shows the acceptance figures, and an output channel with one line per request. A failure is
+ * never silent. It is the completion service's client: the backend tells it when a completion
+ * waits for a provider's server QodeAssist starts ([launch]).
  */
 @injectable()
 export class CompletionStatus implements QodeAssistCompletionClient {
     @inject(StatusBar) protected readonly statusBar: StatusBar;
     @inject(OutputChannelManager) protected readonly outputs: OutputChannelManager;
     @inject(CommandService) protected readonly commands: CommandService;
+    @inject(CompletionFiguresRecorder) protected readonly figures: CompletionFiguresRecorder;
 
     protected pending = 0;
     protected lastError: ErrorInfo | undefined;
     protected enabled = true;
     /** Local servers being started for a completion, by provider: what the item says while they start. */
     protected readonly launching = new Map<string, LaunchStatus>();
+    protected trigger: (() => TriggerSummary) | undefined;
 
     get channel(): OutputChannel {
         return this.outputs.getChannel('QodeAssist Completion');
+    }
+
+    /** Where the popover learns how completion asks (the trigger mode and the timings of the moment). */
+    describeTrigger(trigger: () => TriggerSummary): void {
+        this.trigger = trigger;
+        this.render();
     }
 
     setEnabled(enabled: boolean): void {
@@ -67,7 +79,18 @@ export class CompletionStatus implements QodeAssistCompletionClient {
     protected render(): void {
         const view = completionStatusView({ enabled: this.enabled, pending: this.pending, lastError: this.lastError, launching: [...this.launching.values()] });
         void this.statusBar.setElement(ELEMENT, {
-            text: view.text, tooltip: view.tooltip, alignment: StatusBarAlignment.RIGHT, priority: 100, command: SHOW_COMPLETION_LOG, className: view.className
+            text: view.text, alignment: StatusBarAlignment.RIGHT, priority: 100, command: SHOW_COMPLETION_LOG, className: view.className,
+            // Made when hovered: the figures are read from storage then, and the timings are those of the moment.
+            tooltip: () => this.popover(view.tooltip),
+            accessibilityInformation: { label: `${view.text.replace(/\$\([^)]*\)\s*/g, '')}, ${view.tooltip}` }
         });
+    }
+
+    protected async popover(summary: string): Promise<MarkdownStringImpl> {
+        const figures = await this.figures.figures().catch(() => undefined);
+        const details = this.trigger ? completionDetailsMarkdown(this.trigger(), figures, this.figures.pendingChecks) : '';
+        const markdown = new MarkdownStringImpl(undefined, { isTrusted: { enabledCommands: [SHOW_COMPLETION_LOG, RESET_COMPLETION_FIGURES] } });
+        markdown.appendText(summary);
+        return markdown.appendMarkdown(details ? `\n\n${details}` : '');
     }
 }

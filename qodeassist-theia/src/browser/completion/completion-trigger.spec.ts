@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { triggerDecision, TriggerDecision } from './completion-trigger';
+import { HINT_PAUSE_MS, triggerDecision, TriggerDecision, TriggerInput, triggerModeFor, triggerPlan, TriggerPlan } from './completion-trigger';
 
 describe('completion trigger', () => {
     const cases: Array<[string, string, TriggerDecision]> = [
@@ -25,4 +25,54 @@ describe('completion trigger', () => {
     for (const [before, after, expected] of cases) {
         it(`"${before}|${after}" → ${expected}`, () => assert.equal(triggerDecision(before, after), expected));
     }
+});
+
+describe('the trigger plan: what a keystroke leads to', () => {
+    const base: TriggerInput = { mode: 'automatic', explicit: false, context: 'normal', typed: 3, minTyped: 1, debounceMs: 180, eagerFloorMs: 90 };
+    const plan = (input: Partial<TriggerInput>): Omit<TriggerPlan, 'why'> => {
+        const { why, ...rest } = triggerPlan({ ...base, ...input });
+        assert.ok(why.length > 0, 'says why');
+        return rest;
+    };
+    const table: Array<[string, Partial<TriggerInput>, Omit<TriggerPlan, 'why'>]> = [
+        ['automatic, a pause in ordinary text: reuse at once, ask after the debounce', {}, { reuse: true, request: true, quietMs: 180 }],
+        ['automatic, eager context: reuse at once, ask after the floor', { context: 'eager' }, { reuse: true, request: true, quietMs: 90 }],
+        ['automatic, eager context without a known rhythm: ask at once', { context: 'eager', eagerFloorMs: 0 }, { reuse: true, request: true, quietMs: 0 }],
+        ['automatic, inside a word or after a dot: reuse only, never ask', { context: 'suppress' }, { reuse: true, request: false, quietMs: 0 }],
+        ['automatic, too little typed since the last request: reuse only', { typed: 1, minTyped: 3 }, { reuse: true, request: false, quietMs: 0 }],
+        ['automatic, too little typed matters not at an eager context', { context: 'eager', typed: 0, minTyped: 3 }, { reuse: true, request: true, quietMs: 90 }],
+        ['hint, ordinary text: reuse only, never ask', { mode: 'hint' }, { reuse: true, request: false, quietMs: 0 }],
+        ['hint, after a dot: reuse only', { mode: 'hint', context: 'suppress' }, { reuse: true, request: false, quietMs: 0 }],
+        ['hint, eager context: ask after a real pause (600 ms at least)', { mode: 'hint', context: 'eager' }, { reuse: true, request: true, quietMs: HINT_PAUSE_MS }],
+        ['hint, eager context, a slow typist\'s longer debounce wins', { mode: 'hint', context: 'eager', debounceMs: 700 }, { reuse: true, request: true, quietMs: 700 }],
+        ['hint, the Suggest Completion key: ask now', { mode: 'hint', explicit: true, context: 'suppress' }, { reuse: false, request: true, quietMs: 0 }],
+        ['automatic, the key inside a word: ask now', { explicit: true, context: 'suppress' }, { reuse: false, request: true, quietMs: 0 }],
+        ['off: nothing, not even on the key', { mode: 'off', explicit: true, context: 'eager' }, { reuse: false, request: false, quietMs: 0 }]
+    ];
+    for (const [what, input, expected] of table) {
+        it(what, () => assert.deepEqual(plan(input), expected));
+    }
+});
+
+describe('the trigger mode of a language', () => {
+    const settings = { trigger: 'automatic' as const, languages: { markdown: false, python: 'hint', go: 'automatic', rust: 'off', json: 'sometimes' }, disabledLanguages: ['plaintext', 'go'] };
+    const table: Array<[string, string]> = [
+        ['typescript', 'automatic'],
+        ['markdown', 'off'],
+        ['python', 'hint'],
+        ['rust', 'off'],
+        ['plaintext', 'off'],
+        // Its own entry wins over the exclude list.
+        ['go', 'automatic'],
+        // A value that is no mode is left out.
+        ['json', 'automatic']
+    ];
+    for (const [language, expected] of table) {
+        it(`${language} → ${expected}`, () => assert.equal(triggerModeFor(language, settings), expected));
+    }
+
+    it('hint for every language without an entry when the global trigger is hint', () => {
+        assert.equal(triggerModeFor('typescript', { ...settings, trigger: 'hint' }), 'hint');
+        assert.equal(triggerModeFor('go', { ...settings, trigger: 'hint' }), 'automatic');
+    });
 });

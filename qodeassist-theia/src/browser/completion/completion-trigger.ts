@@ -1,6 +1,12 @@
 /** Whether an automatic trigger should ask for a completion at the cursor, and how eagerly. */
 export type TriggerDecision = 'eager' | 'normal' | 'suppress';
 
+/**
+ * How completion asks in a language: `automatic` while typing; `hint` (for paid APIs) only on the
+ * Suggest Completion key or after a pause at an eager context; `off` never.
+ */
+export type TriggerMode = 'automatic' | 'hint' | 'off';
+
 const OPENERS = /[{(,=[;:]\s*$/;
 
 /**
@@ -19,4 +25,80 @@ export function triggerDecision(lineBefore: string, lineAfter: string): TriggerD
         return 'eager';
     }
     return 'normal';
+}
+
+/** The settings that choose a language's trigger mode. */
+export interface TriggerModeSettings {
+    /** qodeassist.completion.trigger */
+    trigger: 'automatic' | 'hint';
+    /** qodeassist.completion.languages: a mode per language id, winning over the rest. */
+    languages: Readonly<Record<string, unknown>>;
+    /** qodeassist.completion.disabledLanguages */
+    disabledLanguages: readonly string[];
+}
+
+/** The mode of a language: its own entry in `languages`, else off when listed as disabled, else the global trigger. */
+export function triggerModeFor(language: string, settings: TriggerModeSettings): TriggerMode {
+    const own = settings.languages[language];
+    if (own === 'automatic' || own === 'hint' || own === 'off') {
+        return own;
+    }
+    if (own === false) {
+        return 'off';
+    }
+    return settings.disabledLanguages.includes(language) ? 'off' : settings.trigger;
+}
+
+/** A hint-mode pause at an eager context: at least this long, longer than any gap counted as typing rhythm. */
+export const HINT_PAUSE_MS = 600;
+
+export interface TriggerInput {
+    mode: TriggerMode;
+    /** The user asked (the Suggest Completion key or command). */
+    explicit: boolean;
+    context: TriggerDecision;
+    /** Characters typed in this editor since its last request. */
+    typed: number;
+    /** qodeassist.completion.minTypedChars */
+    minTyped: number;
+    debounceMs: number;
+    eagerFloorMs: number;
+}
+
+/**
+ * What to do when the editor asks for a suggestion. `reuse`: show at once what costs no model request
+ * (the cache, or a request under way the user is typing into) — every automatic trigger does that
+ * first. `request`: then ask the model once the last keystroke is `quietMs` old (when the user types
+ * on, the editor cancels the wait).
+ */
+export interface TriggerPlan {
+    reuse: boolean;
+    request: boolean;
+    quietMs: number;
+    /** Why, for the completion log. */
+    why: string;
+}
+
+export function triggerPlan(input: TriggerInput): TriggerPlan {
+    if (input.mode === 'off') {
+        return { reuse: false, request: false, quietMs: 0, why: 'completion is off for this language' };
+    }
+    if (input.explicit) {
+        return { reuse: false, request: true, quietMs: 0, why: 'asked' };
+    }
+    if (input.mode === 'hint') {
+        return input.context === 'eager'
+            ? { reuse: true, request: true, quietMs: Math.max(HINT_PAUSE_MS, input.debounceMs), why: 'hint mode: a pause at an eager context' }
+            : { reuse: true, request: false, quietMs: 0, why: 'hint mode: only the Suggest Completion key or a pause at an eager context asks' };
+    }
+    switch (input.context) {
+        case 'suppress':
+            return { reuse: true, request: false, quietMs: 0, why: 'inside a word or after a member access' };
+        case 'eager':
+            return { reuse: true, request: true, quietMs: input.eagerFloorMs, why: 'eager context' };
+        default:
+            return input.typed < input.minTyped
+                ? { reuse: true, request: false, quietMs: 0, why: `fewer than ${input.minTyped} characters typed since the last request` }
+                : { reuse: true, request: true, quietMs: input.debounceMs, why: 'a pause in typing' };
+    }
 }

@@ -10,21 +10,33 @@ import { openEditorFiles } from '../open-editors';
 import { QodeAssistPreferences } from '../qodeassist-preferences';
 import { QodeAssistSwitch } from '../qodeassist-switch';
 import { placeOf } from '../workspace-paths';
-import { CompletionStatus, SHOW_COMPLETION_LOG } from './completion-status';
-import { triggerDecision } from './completion-trigger';
+import { CompletionContextCollector } from './completion-context-collector';
+import { describeContext } from './completion-context-facts';
+import { CompletionFiguresRecorder } from './completion-figures-recorder';
+import { CompletionStatus, RESET_COMPLETION_FIGURES, SHOW_COMPLETION_LOG } from './completion-status';
+import { TriggerSummary } from './completion-status-view';
+import { triggerDecision, TriggerMode, triggerModeFor, triggerPlan } from './completion-trigger';
+import { TypingRhythm } from './typing-rhythm';
 
 export namespace QodeAssistCompletionCommands {
-    export const TRIGGER: Command = Command.toLocalizedCommand({ id: 'qodeassist.completion.trigger', category: 'QodeAssist', label: 'Suggest Completion Now' }, 'qodeassist/completion/trigger');
+    export const TRIGGER: Command = Command.toLocalizedCommand({ id: 'qodeassist.completion.trigger', category: 'QodeAssist', label: 'Suggest Completion' }, 'qodeassist/completion/trigger');
     export const TOGGLE: Command = Command.toLocalizedCommand({ id: 'qodeassist.completion.toggle', category: 'QodeAssist', label: 'Toggle Code Completion' }, 'qodeassist/completion/toggle');
     export const SHOW_LOG: Command = Command.toLocalizedCommand({ id: SHOW_COMPLETION_LOG, category: 'QodeAssist', label: 'Show Completion Log' }, 'qodeassist/completion/showLog');
+    export const RESET_FIGURES: Command = Command.toLocalizedCommand({ id: RESET_COMPLETION_FIGURES, category: 'QodeAssist', label: 'Reset Completion Figures' }, 'qodeassist/completion/resetFigures');
 }
 
 /** Once the user stopped typing for a moment, or abandoned the position (Monaco cancelled), the backend request goes too. */
 const CANCEL_GRACE_MS = 100;
+/** Larger files are not sent at every keystroke to look for a reusable answer; their requests still reuse one. */
+const REUSE_PROBE_MAX_CHARS = 200_000;
+const SUGGEST_KEY = 'Alt+\\';
 
 /**
- * Ghost-text completion in every Monaco editor: the trigger policy and the editor facts
- * (selections, open files, the language) live here; the pipeline itself runs on the backend.
+ * Ghost-text completion in every Monaco editor: the trigger policy (eager contexts, a debounce that
+ * follows the typing rhythm, hint mode) and the editor facts (selections, open files, the language)
+ * live here; the pipeline itself runs on the backend. At every keystroke the backend is first asked
+ * for what costs no model request — the cache, or the request under way when the user types what it
+ * will answer — and only then, after the plan's quiet time, for a new request.
  */
 @injectable()
 export class InlineCompletionContribution implements FrontendApplicationContribution, CommandContribution, KeybindingContribution {
@@ -35,19 +47,32 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
     @inject(WorkspaceService) protected readonly workspace: WorkspaceService;
     @inject(EditorManager) protected readonly editors: EditorManager;
     @inject(CompletionStatus) protected readonly status: CompletionStatus;
+    @inject(CompletionFiguresRecorder) protected readonly figures: CompletionFiguresRecorder;
+    @inject(CompletionContextCollector) protected readonly completionContext: CompletionContextCollector;
 
     protected readonly toDispose = new DisposableCollection();
+    protected readonly rhythm = new TypingRhythm();
     protected nextId = 1;
-    protected latestSent = 0;
     /** Characters typed per model since its last request, for the typed-character threshold. */
     protected readonly typed = new Map<string, number>();
     /** When each model was last edited: the debounce is quiet time since the last keystroke, not since Monaco asked. */
     protected readonly editedAt = new Map<string, number>();
+    /** The language the backend took each plaintext model for (by its file name). */
+    protected readonly languages = new Map<string, string>();
 
     onStart(): void {
         this.toDispose.push(monaco.languages.registerInlineCompletionsProvider('*', {
             displayName: 'QodeAssist',
+            // Monaco's own debounce (50 ms) would come on top of ours: the reuse check runs at the keystroke, the plan waits.
+            debounceDelayMs: 0,
             provideInlineCompletions: (model, position, context, token) => this.provide(model, position, context, token),
+            handleItemDidShow: (_completions, item) => this.figures.didShow(item),
+            handlePartialAccept: (_completions, item) => this.figures.didAccept(item),
+            handleEndOfLifetime: (_completions, item, reason) => {
+                if (reason.kind === monaco.languages.InlineCompletionEndOfLifeReasonKind.Accepted) {
+                    this.figures.didAccept(item);
+                }
+            },
             disposeInlineCompletions: () => undefined
         }));
         const watch = (model: monaco.editor.ITextModel) => {
@@ -55,7 +80,12 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             const listening = this.toDispose.push(model.onDidChangeContent(event => {
                 const inserted = event.changes.reduce((sum, change) => sum + change.text.length, 0);
                 this.typed.set(key, (this.typed.get(key) ?? 0) + inserted);
-                this.editedAt.set(key, performance.now());
+                const now = performance.now();
+                this.editedAt.set(key, now);
+                this.completionContext.edited(model, event);
+                if (isKeystroke(event)) {
+                    this.rhythm.keystroke(now);
+                }
             }));
             // Models come and go with editors: forget each one when it goes.
             const closing = model.onWillDispose(() => {
@@ -63,11 +93,13 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
                 closing.dispose();
                 this.typed.delete(key);
                 this.editedAt.delete(key);
+                this.languages.delete(key);
             });
         };
         monaco.editor.getModels().forEach(watch);
         this.toDispose.push(monaco.editor.onDidCreateModel(watch));
         this.status.setEnabled(this.preferences['qodeassist.completion.enabled']);
+        this.status.describeTrigger(() => this.triggerSummary());
         this.toDispose.push(this.preferences.onPreferenceChanged(change => {
             if (change.preferenceName === 'qodeassist.completion.enabled') {
                 this.status.setEnabled(this.preferences['qodeassist.completion.enabled']);
@@ -89,10 +121,13 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
         commands.registerCommand(QodeAssistCompletionCommands.SHOW_LOG, {
             execute: () => this.status.channel.show({ preserveFocus: true })
         });
+        commands.registerCommand(QodeAssistCompletionCommands.RESET_FIGURES, {
+            execute: () => this.figures.reset()
+        });
     }
 
     registerKeybindings(keybindings: KeybindingRegistry): void {
-        keybindings.registerKeybinding({ command: 'editor.action.inlineSuggest.trigger', keybinding: 'alt+\\', when: 'editorTextFocus && !editorReadonly' });
+        keybindings.registerKeybinding({ command: QodeAssistCompletionCommands.TRIGGER.id, keybinding: 'alt+\\', when: 'editorTextFocus && !editorReadonly' });
         keybindings.registerKeybinding({ command: 'editor.action.inlineSuggest.acceptNextLine', keybinding: 'ctrlcmd+alt+right', when: 'inlineSuggestionVisible && editorTextFocus' });
     }
 
@@ -105,31 +140,57 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             return none;
         }
         const line = model.getLineContent(position.lineNumber);
-        const decision = triggerDecision(line.slice(0, position.column - 1), line.slice(position.column - 1));
         const key = model.uri.toString();
-        if (!explicit) {
-            if (decision === 'suppress') {
-                return none;
-            }
-            if (decision === 'normal' && (this.typed.get(key) ?? 0) < this.preferences['qodeassist.completion.minTypedChars']) {
-                return none;
-            }
-            // Monaco asks only after its own short debounce: wait just what is left of ours since the last keystroke.
-            const quiet = performance.now() - (this.editedAt.get(key) ?? 0);
-            await delay(Math.max(0, this.preferences['qodeassist.completion.debounceMs'] - quiet));
+        const planNow = () => {
+            const timings = this.timings();
+            return triggerPlan({
+                mode: this.modeFor(this.languageOf(model)), explicit,
+                context: triggerDecision(line.slice(0, position.column - 1), line.slice(position.column - 1)),
+                typed: this.typed.get(key) ?? 0, minTyped: this.preferences['qodeassist.completion.minTypedChars'],
+                debounceMs: timings.debounceMs, eagerFloorMs: timings.eagerFloorMs
+            });
+        };
+        let plan = planNow();
+        // An editor without a language extension says plaintext: the first answer for the file names its language, and its mode.
+        const languageKnown = model.getLanguageId() !== 'plaintext' || this.languages.has(key);
+        if ((plan.reuse || !languageKnown) && model.getValueLength() <= REUSE_PROBE_MAX_CHARS) {
+            const reused = await this.ask(model, this.query(model, position, true), token);
             if (token.isCancellationRequested) {
                 return none;
             }
-        }
-        const query = this.query(model, position);
-        this.typed.set(key, 0);
-        this.latestSent = query.id;
-        const cancel = token.onCancellationRequested(() => setTimeout(() => {
-            if (this.latestSent === query.id) {
-                void this.service.cancel(query.id);
+            if (!languageKnown) {
+                plan = planNow();
             }
-        }, CANCEL_GRACE_MS));
-        this.status.started();
+            if (reused && plan.reuse) {
+                return reused;
+            }
+        }
+        if (!plan.request) {
+            return none;
+        }
+        // The language servers' definitions of the identifiers near the cursor, looked up while the quiet time runs.
+        const definitions = this.completionContext.definitionsAt(model, position, token);
+        const wait = plan.quietMs - (performance.now() - (this.editedAt.get(key) ?? 0));
+        if (wait > 0 && !await quiet(wait, token)) {
+            return none;
+        }
+        this.typed.set(key, 0);
+        return await this.ask(model, { ...this.query(model, position), definitions: await definitions.collect() }, token) ?? none;
+    }
+
+    /** The language completion takes a document for: the editor's, or (for plaintext) what the backend read from its file name. */
+    protected languageOf(model: monaco.editor.ITextModel): string {
+        const own = model.getLanguageId();
+        return own === 'plaintext' ? this.languages.get(model.uri.toString()) ?? own : own;
+    }
+
+    /** Sends one query; what comes back as ghost text, unless the document moved on meanwhile (no stale suggestion). */
+    protected async ask(model: monaco.editor.ITextModel, query: CompletionQuery & { version: number }, token: monaco.CancellationToken): Promise<monaco.languages.InlineCompletions | undefined> {
+        // Cancelled when Monaco drops the position, a little later: the next keystroke's query may type ahead into this one's request.
+        const cancel = token.onCancellationRequested(() => setTimeout(() => void this.service.cancel(query.id), CANCEL_GRACE_MS));
+        if (!query.reuseOnly) {
+            this.status.started();
+        }
         let answer: CompletionAnswer;
         try {
             answer = await this.service.complete(query);
@@ -138,28 +199,29 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
         } finally {
             cancel.dispose();
         }
-        this.status.finished(describe(query, answer), answer.error);
-        const version = model.getVersionId();
-        if (!answer.text || token.isCancellationRequested || model.isDisposed() || version !== query.version) {
-            return none;
+        if (answer.language && !model.isDisposed()) {
+            this.languages.set(model.uri.toString(), answer.language);
         }
-        return {
-            items: [{
-                insertText: answer.text,
-                range: new monaco.Range(position.lineNumber, position.column, position.lineNumber, position.column)
-            }]
-        };
+        if (!query.reuseOnly) {
+            this.status.finished(describe(query, answer), answer.error);
+        } else if (answer.text) {
+            this.status.channel.appendLine(`${new Date().toISOString()} ${describe(query, answer)}`);
+        }
+        if (!answer.text || token.isCancellationRequested || model.isDisposed() || model.getVersionId() !== query.version) {
+            return undefined;
+        }
+        const position = model.getPositionAt(query.offset);
+        const item: monaco.languages.InlineCompletion = { insertText: answer.text, range: monaco.Range.fromPositions(position, position) };
+        this.figures.register(item, { uri: model.uri.toString(), offset: query.offset, text: answer.text, language: this.languageOf(model), agent: answer.agent ?? 'unknown' });
+        return { items: [item] };
     }
 
-    /** No request for a disabled language or feature, an ignored scheme, several cursors or a selection, or AI turned off in the IDE. */
+    /** No request for a disabled feature, an ignored scheme, several cursors or a selection, or AI turned off in the IDE. */
     protected wanted(model: monaco.editor.ITextModel, explicit: boolean): boolean {
         if (!explicit && !this.preferences['qodeassist.completion.enabled']) {
             return false;
         }
-        if (this.qodeAssistSwitch.offReason) {
-            return false;
-        }
-        if (model.uri.scheme !== 'file' || this.preferences['qodeassist.completion.disabledLanguages'].includes(model.getLanguageId())) {
+        if (this.qodeAssistSwitch.offReason || model.uri.scheme !== 'file') {
             return false;
         }
         const editor = monaco.editor.getEditors().find(candidate => candidate.getModel() === model && candidate.hasTextFocus());
@@ -167,7 +229,37 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
         return selections.length <= 1 && !(selections[0] && !selections[0].isEmpty());
     }
 
-    protected query(model: monaco.editor.ITextModel, position: monaco.Position): CompletionQuery & { version: number } {
+    protected modeFor(language: string): TriggerMode {
+        return triggerModeFor(language, {
+            trigger: this.preferences['qodeassist.completion.trigger'],
+            languages: this.preferences['qodeassist.completion.languages'] ?? {},
+            disabledLanguages: this.preferences['qodeassist.completion.disabledLanguages']
+        });
+    }
+
+    protected timings(): ReturnType<TypingRhythm['timings']> {
+        return this.rhythm.timings(this.preferences['qodeassist.completion.debounceMs'], this.preferences['qodeassist.completion.adaptiveDebounce']);
+    }
+
+    protected triggerSummary(): TriggerSummary {
+        const timings = this.timings();
+        const mode = this.preferences['qodeassist.completion.trigger'];
+        const overrides: Record<string, string> = {};
+        for (const language of this.preferences['qodeassist.completion.disabledLanguages']) {
+            overrides[language] = 'off';
+        }
+        for (const language of Object.keys(this.preferences['qodeassist.completion.languages'] ?? {})) {
+            overrides[language] = this.modeFor(language);
+        }
+        for (const [language, own] of Object.entries(overrides)) {
+            if (own === mode) {
+                delete overrides[language];
+            }
+        }
+        return { mode, ...timings, overrides, key: SUGGEST_KEY };
+    }
+
+    protected query(model: monaco.editor.ITextModel, position: monaco.Position, reuseOnly = false): CompletionQuery & { version: number } {
         const path = new URI(model.uri.toString()).path.fsPath();
         const { workspacePath, project, relativePath } = placeOf(this.workspace, path);
         const budget = this.preferences['qodeassist.completion.openFilesTokens'];
@@ -181,7 +273,7 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             language: model.getLanguageId(),
             text: model.getValue(),
             offset: model.getOffsetAt(position),
-            openFiles: budget > 0 ? openEditorFiles(this.editors, model.uri.toString(), budget) : undefined,
+            openFiles: budget > 0 && !reuseOnly ? openEditorFiles(this.editors, model.uri.toString(), budget) : undefined,
             settings: {
                 linesBefore: this.preferences['qodeassist.completion.linesBefore'],
                 linesAfter: this.preferences['qodeassist.completion.linesAfter'],
@@ -189,17 +281,40 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
                 prose: this.preferences['qodeassist.completion.prose'],
                 lines: this.preferences['qodeassist.completion.lines'],
                 openFilesBudget: budget,
-                useGitignore: this.preferences['qodeassist.tools.useGitignore']
-            }
+                useGitignore: this.preferences['qodeassist.tools.useGitignore'],
+                contextTokens: this.preferences['qodeassist.completion.contextTokens']
+            },
+            ...reuseOnly ? {} : this.completionContext.facts(model),
+            reuseOnly: reuseOnly || undefined
         };
     }
 }
 
-function describe(query: CompletionQuery, answer: CompletionAnswer): string {
-    const what = answer.cancelled ? 'cancelled' : answer.skipped ? `skipped: ${answer.skipped}` : `${answer.text.length} chars from ${answer.source}${answer.agent ? ` (${answer.agent})` : ''}`;
-    return `#${query.id} ${query.relativePath}:${query.offset} ${what} in ${answer.elapsedMs} ms`;
+/** A keystroke, not a paste, an accepted suggestion or an undo: one small change (a character, an auto-closed pair, Enter with its indent). */
+function isKeystroke(event: monaco.editor.IModelContentChangedEvent): boolean {
+    if (event.isUndoing || event.isRedoing || event.isFlush || event.changes.length !== 1) {
+        return false;
+    }
+    const text = event.changes[0].text;
+    return text.length <= 2 || /^\r?\n[ \t]*$/.test(text);
 }
 
-function delay(ms: number): Promise<void> {
-    return new Promise(resolve => setTimeout(resolve, ms));
+function describe(query: CompletionQuery, answer: CompletionAnswer): string {
+    const what = answer.cancelled ? 'cancelled' : answer.skipped ? `skipped: ${answer.skipped}` : `${answer.text.length} chars from ${answer.source}${answer.agent ? ` (${answer.agent})` : ''}`;
+    return `#${query.id} ${query.relativePath}:${query.offset} ${what} in ${answer.elapsedMs} ms${describeContext(answer)}`;
+}
+
+/** Waits `ms`; false when the editor gave up on the position meanwhile (the user typed on). */
+function quiet(ms: number, token: monaco.CancellationToken): Promise<boolean> {
+    return new Promise(resolve => {
+        const timer = setTimeout(() => {
+            listener.dispose();
+            resolve(!token.isCancellationRequested);
+        }, ms);
+        const listener = token.onCancellationRequested(() => {
+            clearTimeout(timer);
+            listener.dispose();
+            resolve(false);
+        });
+    });
 }

@@ -22,7 +22,7 @@ const DOM_GLOBALS = new Set(['window', 'document', 'navigator', 'localStorage', 
 /** Core folders by layer (ARCHITECTURE §2): a folder may import its own layer and below. */
 const CORE_LAYER: Record<string, number> = {
     ports: 0, wire: 0, config: 1, prompt: 2, agents: 2, session: 2, context: 2,
-    tools: 3, skills: 3, mcp: 3, acp: 3, features: 4, runtime: 4, bench: 5
+    tools: 3, skills: 3, mcp: 3, acp: 3, features: 4, runtime: 4, bench: 5, 'acp-server': 5
 };
 
 /**

@@ -7,11 +7,12 @@ import { ChatStore, StoredFileEdit } from '../../session/chat-store';
 import { isTerminal, SessionEvent } from '../../session/session-events';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { QodeAssistError, toErrorInfo } from '../../wire/error-info';
+import { attachmentRefusal } from './attachment-rules';
 import { checkImageFor } from './chat-agents';
 import { chatEventOf, ChatTurnContext, endingOf, invokeRecordedSkill, keptError, prepareTurn, recordableBlocks, turnBlocks } from './chat-turn';
 import { branching, branchOff, BranchingChat, branchViews, cutAfter, indexOfTurn, switchToBranch } from './chat-branches';
 import {
-    ATTACHMENT_LIMITS, ChatEvent, ChatHost, ChatInput, ChatStorage, ChatTurnOptions, OpenedChat, TurnPosition
+    ChatEvent, ChatHost, ChatInput, ChatStorage, ChatTurnOptions, OpenedChat, TurnPosition
 } from './chat-types';
 import { ChatOwners } from './chat-owners';
 import { compressionDue, summarizeChat, SummaryRuns } from './chat-summary';
@@ -276,16 +277,12 @@ export class ChatFeature {
         if (options) {
             checkImageFor(this.options.configurations.forWorkspace(options.workspacePath).current, options, name, mediaType);
         }
-        const image = mediaType.startsWith('image/');
-        const limit = image ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.textBytes;
-        if (bytes.length > limit) {
-            throw new QodeAssistError({
-                category: 'Validation',
-                message: `"${name}" is ${formatBytes(bytes.length)}; the chat takes ${image ? 'images' : 'files'} up to ${formatBytes(limit)}. Attach a smaller ${image ? 'image' : 'file, or link it so only the part that fits is sent'}.`
-            });
-        }
-        if (!image && bytes.subarray(0, 8_000).includes(0)) {
-            throw new QodeAssistError({ category: 'Validation', message: `"${name}" is a binary file; attach text files or images (PNG, JPEG, GIF, WebP).` });
+        const refusal = attachmentRefusal(name, mediaType, bytes);
+        if (refusal) {
+            const image = mediaType.startsWith('image/');
+            const advice = refusal.kind === 'binary' ? '; attach text files or images (PNG, JPEG, GIF, WebP).'
+                : `. Attach a smaller ${image ? 'image' : 'file, or link it so only the part that fits is sent'}.`;
+            throw new QodeAssistError({ category: 'Validation', message: `${refusal.reason}${advice}` });
         }
         return chat.store.storeAttachment(chat.id, name, mediaType, bytes);
     }
@@ -417,9 +414,14 @@ export class ChatFeature {
         this.stillShown(chat);
     }
 
+    /** Whether this window still shows the chat and it is still the one owned (it was not closed meanwhile). */
+    private shows(chat: OpenChat): boolean {
+        return chat.viewers.has(this.viewer) && this.owners.find(chat.store, chat.id) === chat;
+    }
+
     /** The chat is still shown here and still owned (it was not closed while the turn waited or was prepared). */
     private stillShown(chat: OpenChat): void {
-        if (!chat.viewers.has(this.viewer) || this.owners.find(chat.store, chat.id) !== chat) {
+        if (!this.shows(chat)) {
             throw new QodeAssistError({ category: 'Validation', message: 'The chat was closed in this window before the message could go.' });
         }
     }
@@ -432,7 +434,7 @@ export class ChatFeature {
         const info = toErrorInfo(error);
         const requestId = this.endedUnsent(chat.id, input?.turnId, id => ({ type: 'Failed', requestId: id, error: info }));
         const blocks = input ? recordableBlocks(chat, input) : [];
-        if (blocks.length > 0 && !chat.live && chat.viewers.has(this.viewer) && this.owners.find(chat.store, chat.id) === chat) {
+        if (blocks.length > 0 && !chat.live && this.shows(chat)) {
             chat.append({ role: 'user', blocks });
             chat.append({ role: 'assistant', blocks: [], ended: { reason: 'failed', error: keptError(info) } });
             this.owners.broadcast(chat, [chat.historyEvent()]);
@@ -520,6 +522,3 @@ export class ChatFeature {
     }
 }
 
-function formatBytes(bytes: number): string {
-    return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
-}

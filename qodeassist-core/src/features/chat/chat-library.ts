@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ContentRef, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
 import { ChatBranch, ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, mapVersions, MAX_VERSION_DEPTH, StoredChat, storedChatSchema, versionDepth, versionMessages } from '../../session/chat-store';
 import { QodeAssistError } from '../../wire/error-info';
+import { attachmentRefusal } from './attachment-rules';
 import { ChatOwners } from './chat-owners';
 import { ATTACHMENT_LIMITS, ChatStorage } from './chat-types';
 
@@ -166,13 +167,10 @@ export class ChatLibrary {
             return undefined;
         }
         const bytes = Buffer.from(attachment.base64, 'base64');
-        const limit = image ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.textBytes;
-        const refusal = image && !IMAGE_TYPES.has(attachment.mediaType) ? `is not an image the chat takes (${attachment.mediaType})`
-            : bytes.length > limit ? `is larger than the chat takes (${Math.ceil(bytes.length / 1024)} KB)`
-                : !image && bytes.subarray(0, 8_000).includes(0) ? 'is a binary file'
-                    : undefined;
+        const refusal = image && !IMAGE_TYPES.has(attachment.mediaType) ? `"${attachment.name}" is not an image the chat takes (${attachment.mediaType})`
+            : attachmentRefusal(attachment.name, image ? attachment.mediaType : 'text/plain', bytes)?.reason;
         if (refusal) {
-            notes.push(`"${attachment.name}" ${refusal}; it is left out.`);
+            notes.push(`${refusal}; it is left out.`);
             return undefined;
         }
         return store.storeAttachment(id, attachment.name, attachment.mediaType, bytes);

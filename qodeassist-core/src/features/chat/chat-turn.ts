@@ -3,7 +3,7 @@ import { isAbsolute, relative } from 'node:path';
 import { explainAuthError } from '../../agents/agent-request';
 import { ResolvedAgent } from '../../agents/agent-factory';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
-import { AnswerEnding, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
+import { AnswerEnding, ContentRef, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
 import { ENV_PROJECT_LAYER } from '../../context/env-block';
 import { Session, ToolPolicy } from '../../session/session';
 import { SessionEvent } from '../../session/session-events';
@@ -95,11 +95,16 @@ export function turnBlocks(chat: OpenChat, input: ChatInput, skills: SkillsEngin
         if (!chat.store.ownsAttachment(chat.id, ref.path)) {
             throw new QodeAssistError({ category: 'Validation', message: `The attachment ${ref.name} is not one of this chat's; attach it again.` });
         }
-        return ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref };
+        return attachmentBlock(ref);
     });
     const text = input.text.trim();
     const typed = !text ? [] : skills?.invoke(text) ?? [{ type: 'text' as const, text }];
     return [...attached, ...typed];
+}
+
+/** An attached copy as the history holds it: an image, or a file whose text is sent. */
+function attachmentBlock(ref: ContentRef): HistoryBlock {
+    return ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref };
 }
 
 /**
@@ -107,8 +112,7 @@ export function turnBlocks(chat: OpenChat, input: ChatInput, skills: SkillsEngin
  * attachments that are the chat's own (nothing is checked or invoked; Retry sends it properly).
  */
 export function recordableBlocks(chat: OpenChat, input: ChatInput): HistoryBlock[] {
-    const attached = input.attachments.filter(ref => chat.store.ownsAttachment(chat.id, ref.path))
-        .map((ref): HistoryBlock => ref.mediaType.startsWith('image/') ? { type: 'image', ref } : { type: 'attachment', ref });
+    const attached = input.attachments.filter(ref => chat.store.ownsAttachment(chat.id, ref.path)).map(attachmentBlock);
     const text = input.text.trim();
     return [...attached, ...text ? [{ type: 'text' as const, text }] : []];
 }

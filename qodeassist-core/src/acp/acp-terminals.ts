@@ -1,10 +1,8 @@
 import { RequestError } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
-import { realpath } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
 import { childEnvironment, environmentValue } from '../tools/child-environment';
 import { ContainedProcess, killProcessTree, startContained } from '../tools/contained-process';
-import { containChildPath, isInside, programNotFoundMessage, programSearchFor, resolveProgram } from '../tools/program-resolver';
+import { containChildPath, locateProgram, programNotFoundMessage, programSearchFor } from '../tools/program-resolver';
 import { ToolInputError, WorkspaceFiles } from '../tools/workspace-files';
 import { untilAborted } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
@@ -192,14 +190,12 @@ export class AcpTerminals {
             throw new RequestError(NOT_ALLOWED, 'The command is empty.');
         }
         const bare = !program.includes('/') && !(platform === 'win32' && program.includes('\\'));
-        const found = bare ? await resolveProgram(program, search) : isAbsolute(program) ? program : undefined;
+        const { found, real, realInWorkspace } = await locateProgram(program, bare, search, roots, platform);
         if (!found) {
             throw new RequestError(NOT_ALLOWED, bare ? programNotFoundMessage(program)
                 : `"${program}" is a relative path; commands run only programs found outside the workspace (a name on PATH, or an absolute path).`);
         }
-        const real = await realpath(found).catch(() => undefined);
-        const realRoots = [...roots, ...await Promise.all(roots.map(root => realpath(root).catch(() => root)))];
-        if (!real || realRoots.some(root => isInside(root, real, platform))) {
+        if (!real || realInWorkspace) {
             throw new RequestError(NOT_ALLOWED, `"${program}" ${real ? 'is inside the workspace' : 'does not exist'}; commands run only programs installed outside the workspace.`);
         }
         return found;

@@ -1,10 +1,8 @@
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import { ChildProcess, spawn } from 'node:child_process';
-import { realpath } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
 import { childEnvironment, environmentValue } from '../tools/child-environment';
 import { killProcessTree } from '../tools/contained-process';
-import { containChildPath, isInside, programSearchFor, resolveProgram } from '../tools/program-resolver';
+import { containChildPath, locateProgram, programSearchFor } from '../tools/program-resolver';
 import { QodeAssistError } from '../wire/error-info';
 import { readNdjsonLines } from '../wire/ndjson-reader';
 import { PROCESS_SECRETS, redactSecrets } from '../wire/redaction';
@@ -37,13 +35,11 @@ export interface AgentProcessOptions {
 async function agentProgram(definition: AcpAgentDefinition, env: Record<string, string>, roots: readonly string[], platform: NodeJS.Platform): Promise<string> {
     const command = definition.command;
     const bare = !command.includes('/') && !command.includes('\\');
-    const found = bare ? await resolveProgram(command, programSearchFor(env, roots, platform)) : isAbsolute(command) ? command : undefined;
-    const real = found && await realpath(found).catch(() => undefined);
+    const { found, real, realInWorkspace } = await locateProgram(command, bare, programSearchFor(env, roots, platform), roots, platform);
     if (!found || !real) {
         throw agentNotFoundError(definition);
     }
-    const realRoots = [...roots, ...await Promise.all(roots.map(root => realpath(root).catch(() => root)))];
-    if (realRoots.some(root => isInside(root, real, platform))) {
+    if (realInWorkspace) {
         throw agentNotFoundError(definition, real === found ? found : `${found} (a link to ${real})`);
     }
     return found;

@@ -1,7 +1,6 @@
 import { createConnection } from 'node:net';
-import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { originOf } from '../config/key-origins';
 import { LoadedProvider } from '../config/configuration-source';
 import { DEFAULT_START_TIMEOUT_SECONDS, ProviderLaunch } from '../config/schemas';
@@ -9,7 +8,7 @@ import { Logger } from '../ports/logger';
 import { SessionAgent } from '../session/session';
 import { childEnvironment } from '../tools/child-environment';
 import { ContainedProcess, killProcessTree, startContained } from '../tools/contained-process';
-import { containChildPath, isInside, programNotFoundMessage, ProgramSearch, programSearchFor, resolveProgram } from '../tools/program-resolver';
+import { containChildPath, locateProgram, programNotFoundMessage, ProgramSearch, programSearchFor } from '../tools/program-resolver';
 import { CLIENT_API_INFO, endpointUrl } from '../wire/client-apis';
 import { ErrorInfo, QodeAssistError, untilAborted } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
@@ -224,17 +223,14 @@ export class ProviderLauncher {
      */
     private async programPath(command: string, workspaceRoots: readonly string[], search: ProgramSearch): Promise<string | { inWorkspace?: string }> {
         const bare = !command.includes('/') && !command.includes('\\');
-        const found = bare ? await resolveProgram(command, search) : isAbsolute(command) ? command : undefined;
-        const real = found && await realpath(found).catch(() => undefined);
+        const { found, real, realInWorkspace, foundInWorkspace } = await locateProgram(command, bare, search, workspaceRoots, this.platform);
         if (!found || !real) {
             return {};
         }
-        const roots = [...workspaceRoots, ...await Promise.all(workspaceRoots.map(root => realpath(root).catch(() => root)))];
-        const inside = (path: string) => roots.some(root => isInside(root, path, this.platform));
-        if (inside(real)) {
+        if (realInWorkspace) {
             return { inWorkspace: real === found ? found : `${found} (a link to ${real})` };
         }
-        return inside(found) ? real : found;
+        return foundInWorkspace ? real : found;
     }
 
     /** The starts under way now, each as its 'starting' status: for a surface that begins to wait while one runs. */

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
-import { posix, win32 } from 'node:path';
+import { isAbsolute, posix, win32 } from 'node:path';
 import { environmentValue } from './child-environment';
 
 /**
@@ -126,3 +126,29 @@ export async function resolveProgram(program: string, search: ProgramSearch): Pr
 export function programNotFoundMessage(program: string): string {
     return `${program} was not found outside the workspace on PATH (relative PATH entries and folders inside the workspace are skipped). Install it, or add the folder that holds it to PATH.`;
 }
+
+/** Where a command's program really is, and whether it (or the path that names it) lies in the workspace. */
+export interface LocatedProgram {
+    /** The bare name found on the trusted PATH, or the absolute path given; undefined: neither. */
+    found: string | undefined;
+    /** `found` with every link followed; undefined when it does not exist. */
+    real: string | undefined;
+    /** The program really lies inside a workspace root (links followed, the roots' own included). */
+    realInWorkspace: boolean;
+    /** The path that names it lies inside a workspace root (a link there to a program outside). */
+    foundInWorkspace: boolean;
+}
+
+/**
+ * Locates the program a command names — a bare name on the trusted PATH, else an absolute path
+ * (a relative one is never looked up) — and judges it by what it really is: whoever starts
+ * processes (tools' terminals, ACP agents, a provider's [launch]) refuses one inside the workspace.
+ */
+export async function locateProgram(command: string, bare: boolean, search: ProgramSearch, roots: readonly string[], platform: NodeJS.Platform = process.platform): Promise<LocatedProgram> {
+    const found = bare ? await resolveProgram(command, search) : isAbsolute(command) ? command : undefined;
+    const real = found === undefined ? undefined : await realpath(found).catch(() => undefined);
+    const everyRoot = await realRoots(roots);
+    const inside = (path: string | undefined) => path !== undefined && everyRoot.some(root => isInside(root, path, platform));
+    return { found, real, realInWorkspace: inside(real), foundInWorkspace: inside(found) };
+}
+

@@ -1,4 +1,5 @@
 import { RequestCancelled, RequestFailed, RequestFinished, RequestStarted } from '../session/session-events';
+import type { AcpContent, AcpLocation, AcpPlanEntry, AcpToolCallState, AcpToolContent, AcpToolKind, AcpToolStatus } from '../context/agent-activity';
 import { FileEditRecord, RequestId, TextDelta, ThinkingDelta, ToolCallStart, ToolResult } from '../wire/events';
 
 /**
@@ -8,42 +9,7 @@ import { FileEditRecord, RequestId, TextDelta, ThinkingDelta, ToolCallStart, Too
  * that survives JSON-RPC to the frontend.
  */
 
-export type AcpToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
-export type AcpToolStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
-
-/** A file a tool call works on; the chat opens it on click. */
-export interface AcpLocation {
-    /** Absolute, as the agent sent it. */
-    path: string;
-    /** 1-based. */
-    line?: number;
-}
-
-/** A piece of message content (a chunk of the agent's answer, a replayed user message, a tool call's output). */
-export type AcpContent =
-    | { type: 'text'; text: string }
-    | { type: 'image'; mimeType: string; data?: string; uri?: string }
-    | { type: 'audio'; mimeType: string }
-    /** A resource link, or an embedded resource with its text. */
-    | { type: 'resource'; uri: string; name?: string; mimeType?: string; text?: string };
-
-/** What a tool call shows: content, a file diff (with its unified patch when small enough), or a terminal the client runs. */
-export type AcpToolContent =
-    | { type: 'content'; content: AcpContent }
-    | { type: 'diff'; path: string; oldText?: string; newText: string; patch?: string }
-    | { type: 'terminal'; terminalId: string };
-
-/** A tool call as known after its latest update (ACP updates replace the fields they carry). */
-export interface AcpToolCallState {
-    callId: string;
-    title: string;
-    kind: AcpToolKind;
-    status: AcpToolStatus;
-    locations: AcpLocation[];
-    content: AcpToolContent[];
-    rawInput?: unknown;
-    rawOutput?: unknown;
-}
+export type { AcpContent, AcpLocation, AcpPlanEntry, AcpToolCallState, AcpToolContent, AcpToolKind, AcpToolStatus };
 
 /** A tool call appeared (`first`) or changed: the whole state after the change. */
 export interface AcpToolCallEvent {
@@ -51,12 +17,6 @@ export interface AcpToolCallEvent {
     requestId: RequestId;
     call: AcpToolCallState;
     first: boolean;
-}
-
-export interface AcpPlanEntry {
-    content: string;
-    priority: 'high' | 'medium' | 'low';
-    status: 'pending' | 'in_progress' | 'completed';
 }
 
 /** The agent's plan, whole: each plan replaces the previous one. */

@@ -46,6 +46,15 @@ async function agentProgram(definition: AcpAgentDefinition, env: Record<string, 
 }
 
 /**
+ * Where the agent's program is, judged as a start would judge it (the scrubbed environment's PATH,
+ * nothing inside the workspace); throws the same Config error a start would.
+ */
+export async function findAgentProgram(definition: AcpAgentDefinition, workspaceRoots: readonly string[], source: Readonly<Record<string, string | undefined>> = process.env, platform: NodeJS.Platform = process.platform): Promise<string> {
+    const env = childEnvironment(source, { secrets: [], platform });
+    return agentProgram(definition, env, workspaceRoots, platform);
+}
+
+/**
  * One external agent running as a child process that speaks ACP on its standard input and
  * output: contained like the tools' processes (scrubbed environment plus the variables its
  * definition names, a program outside the workspace, its own process group so stopping ends

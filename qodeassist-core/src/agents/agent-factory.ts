@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import * as nunjucks from 'nunjucks';
+import { AcpAgentEntry } from '../config/acp-agent-config';
 import { ConfigFile } from '../config/config-file';
 import { ConfigIssue, findKeyLine } from '../config/config-issue';
 import { ConfigLayer, ConfigRoots, readConfigFile } from '../config/config-layers';
@@ -59,6 +60,8 @@ export interface Configuration {
     roles: ReadonlyMap<string, Role & { file: ConfigFile }>;
     rosters: Readonly<Record<Pipeline, readonly string[]>>;
     modelOverrides: Readonly<Record<string, string>>;
+    /** External coding agents (`acp/*.toml`), enabled or not; the chat offers the enabled ones whose program is found. */
+    acpAgents: ReadonlyMap<string, AcpAgentEntry>;
     /** Every problem found, per file; one broken file never hides the others. */
     issues: readonly ConfigIssue[];
 }
@@ -108,7 +111,7 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
         }
     }
     const rosters = checkRosters(source, agents, abstractAgents, leftOut, issues);
-    return { providers, agents, abstractAgents, roles, rosters, modelOverrides, issues };
+    return { providers, agents, abstractAgents, roles, rosters, modelOverrides, acpAgents: source.acpAgents ?? new Map(), issues };
 }
 
 /** How many agent names a disabled provider's notice lists before it only counts the rest. */

@@ -24,6 +24,8 @@ export interface ConfigLayer {
     agentsDir: string;
     rolesDir: string;
     partialsDir: string;
+    /** External coding agents (`acp/*.toml`). */
+    acpDir: string;
     /** agent_models.json, for user and project layers. */
     modelOverridesFile?: string;
     /** key_origins.json, the user layer's only: origins the user lets a key go to. */
@@ -45,14 +47,14 @@ export function defaultConfigRoots(workspace?: string, home = homedir()): Config
 export function configLayers(roots: ConfigRoots): ConfigLayer[] {
     const layers: ConfigLayer[] = [{
         name: 'bundled', providersDir: roots.bundledProviders, agentsDir: roots.bundledAgents,
-        rolesDir: join(roots.bundledAgents, 'roles'), partialsDir: join(roots.bundledAgents, 'partials'),
+        rolesDir: join(roots.bundledAgents, 'roles'), partialsDir: join(roots.bundledAgents, 'partials'), acpDir: join(roots.bundledAgents, 'acp'),
         bundledRoot: dirname(roots.bundledAgents)
     }];
     for (const [name, root] of [['user', roots.user], ['project', roots.project]] as const) {
         if (root) {
             layers.push({
                 name, providersDir: join(root, 'providers'), agentsDir: join(root, 'agents'), rolesDir: join(root, 'roles'),
-                partialsDir: join(root, 'partials'), modelOverridesFile: join(root, 'agent_models.json'),
+                partialsDir: join(root, 'partials'), acpDir: join(root, 'acp'), modelOverridesFile: join(root, 'agent_models.json'),
                 ...(name === 'user' ? { keyOriginsFile: join(root, KEY_ORIGINS_FILE) } : {})
             });
         }

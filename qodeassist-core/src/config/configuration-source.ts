@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CLIENT_API_INFO } from '../wire/client-apis';
+import { AcpAgentEntry, loadAcpAgents } from './acp-agent-config';
 import { ConfigFile, loadTomlFile, readJson, schemaIssues } from './config-file';
 import { ConfigIssue, didYouMean, findKeyLine } from './config-issue';
 import { ConfigLayer, configLayers, ConfigRoots, LayerName, readConfigFile, readConfigFiles } from './config-layers';
@@ -41,6 +42,8 @@ export interface ConfigurationSource {
     /** The roster lists as written (later layers replace a pipeline's list), with where each came from. */
     rosters: Record<Pipeline, { agents: string[]; file?: ConfigFile }>;
     modelOverrides: Record<string, string>;
+    /** `acp/*.toml` of every layer, later layers shadowing earlier ones by name (absent: none read). */
+    acpAgents?: Map<string, AcpAgentEntry>;
     issues: ConfigIssue[];
 }
 
@@ -65,7 +68,10 @@ export function readConfigurationSource(roots: ConfigRoots): ConfigurationSource
             agents.set(name, merged);
         }
     }
-    return { layers, providers, agents, roles, rosters: readRosters(layers, issues), modelOverrides: loadModelOverrides(layers, issues), issues };
+    return {
+        layers, providers, agents, roles, rosters: readRosters(layers, issues), modelOverrides: loadModelOverrides(layers, issues),
+        acpAgents: loadAcpAgents(layers, issues), issues
+    };
 }
 
 export function hint(word: string, candidates: Iterable<string>): string {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  */
 export const PROJECT_LAYER_ENTRIES: readonly string[] = [
     '.qodeassist/agents', '.qodeassist/providers', '.qodeassist/partials', '.qodeassist/roles', '.qodeassist/agent_models.json',
-    '.qodeassist/instructions', '.qodeassist/skills', '.qodeassist/mcp.json', '.claude/skills'
+    '.qodeassist/instructions', '.qodeassist/skills', '.qodeassist/mcp.json', '.qodeassist/acp', '.claude/skills'
 ];
 
 /** The project-layer entries this workspace has, `/`-separated relative paths: what an untrusted workspace leaves unread. */

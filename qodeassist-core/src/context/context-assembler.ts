@@ -1,4 +1,5 @@
 import { CtxBlock, CtxMessage, CtxTool, TemplateContext } from '../prompt/template-context';
+import { describeAgentPlan, describeAgentToolCall } from './agent-activity';
 import { HistoryBlock, HistoryMessage } from './conversation-history';
 import { QodeAssistError } from '../wire/error-info';
 import { ContentLoader } from './content-loader';
@@ -246,6 +247,11 @@ export class ContextAssembler {
             }
             case 'skill_invocation':
                 return { type: 'text', text: `<skill name="${block.name}">\n${block.body}\n</skill>` };
+            case 'agent_tool_call':
+                // An external agent ran it itself: a model taking the chat over learns what was done, as text.
+                return { type: 'text', text: describeAgentToolCall(block.agent, block.call) };
+            case 'agent_plan':
+                return { type: 'text', text: describeAgentPlan(block.agent, block.entries) };
             case 'file_edit':
             case 'completion':
                 // A UI record and the completion task: neither is conversation the model reads as messages.

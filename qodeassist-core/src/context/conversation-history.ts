@@ -1,6 +1,7 @@
 import { AssistantBlock } from '../wire/assistant-turn';
 import { UsageCost } from '../config/pricing';
 import { ErrorInfo } from '../wire/error-info';
+import type { AcpPlanEntry, AcpToolCallState } from './agent-activity';
 
 /** Stored content (attachment or image) is kept by reference; the ContentLoader materializes it per send. */
 export interface ContentRef {
@@ -20,9 +21,14 @@ export type HistoryBlock =
     | { type: 'tool_result'; toolUseId: string; name: string; content: string; isError: boolean }
     | { type: 'image'; ref: ContentRef }
     | { type: 'attachment'; ref: ContentRef }
-    | { type: 'file_edit'; path: string; summary: string }
+    /** A file written for the chat; `editId` names its record in the chat's edits (an external agent's writes, which Undo reverts). */
+    | { type: 'file_edit'; path: string; summary: string; editId?: string }
     | { type: 'skill_invocation'; name: string; body: string }
-    | { type: 'completion'; prefix: string; suffix: string };
+    | { type: 'completion'; prefix: string; suffix: string }
+    /** A tool call an external (ACP) agent ran itself, as it last described it: shown, never sent back as a tool call. */
+    | { type: 'agent_tool_call'; agent: string; call: AcpToolCallState }
+    /** An external agent's plan as the turn ended. */
+    | { type: 'agent_plan'; agent: string; entries: AcpPlanEntry[] };
 
 /** One request's usage as the provider reported it (input includes the cached part), recorded on the answer it produced. */
 export interface MessageUsage {

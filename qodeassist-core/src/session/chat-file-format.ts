@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeAgentPlan, describeAgentToolCall } from '../context/agent-activity';
 import { HistoryBlock, HistoryMessage, messageText } from '../context/conversation-history';
 import { CostTotal } from '../context/usage-totals';
 import { ERROR_CATEGORIES, QodeAssistError } from '../wire/error-info';
@@ -35,6 +36,8 @@ export interface StoredChat {
     compressedFrom?: string;
     /** Conversations the user replaced (an edited message, a regenerated answer, a reset), kept so they can be brought back. */
     branches?: ChatBranch[];
+    /** The external (ACP) agent's session the chat last talked to: loaded again (`session/load`) where the agent can. */
+    agentSession?: { agent: string; sessionId: string };
     /**
      * Counts the writes of this file: a writer saves only over the revision it read, so a copy
      * that went stale (another IDE backend, an edit by hand) never overwrites it. Absent in older files: 0.
@@ -84,6 +87,26 @@ export interface UnreadableChat {
 }
 
 const contentRef = z.object({ path: z.string(), name: z.string(), mediaType: z.string() });
+const agentContent = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({ type: z.literal('image'), mimeType: z.string(), data: z.string().optional(), uri: z.string().optional() }),
+    z.object({ type: z.literal('audio'), mimeType: z.string() }),
+    z.object({ type: z.literal('resource'), uri: z.string(), name: z.string().optional(), mimeType: z.string().optional(), text: z.string().optional() })
+]);
+const agentToolCall = z.object({
+    callId: z.string(), title: z.string(),
+    kind: z.enum(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other']),
+    status: z.enum(['pending', 'in_progress', 'completed', 'failed']),
+    locations: z.array(z.object({ path: z.string(), line: z.number().int().positive().optional() })),
+    content: z.array(z.discriminatedUnion('type', [
+        z.object({ type: z.literal('content'), content: agentContent }),
+        z.object({ type: z.literal('diff'), path: z.string(), oldText: z.string().optional(), newText: z.string(), patch: z.string().optional() }),
+        z.object({ type: z.literal('terminal'), terminalId: z.string() })
+    ])),
+    rawInput: z.unknown().optional(),
+    rawOutput: z.unknown().optional()
+});
+const agentPlanEntry = z.object({ content: z.string(), priority: z.enum(['high', 'medium', 'low']), status: z.enum(['pending', 'in_progress', 'completed']) });
 const historyBlock = z.discriminatedUnion('type', [
     z.object({ type: z.literal('text'), text: z.string() }),
     z.object({ type: z.literal('thinking'), text: z.string(), signature: z.string().optional() }),
@@ -92,9 +115,11 @@ const historyBlock = z.discriminatedUnion('type', [
     z.object({ type: z.literal('tool_result'), toolUseId: z.string(), name: z.string(), content: z.string(), isError: z.boolean() }),
     z.object({ type: z.literal('image'), ref: contentRef }),
     z.object({ type: z.literal('attachment'), ref: contentRef }),
-    z.object({ type: z.literal('file_edit'), path: z.string(), summary: z.string() }),
+    z.object({ type: z.literal('file_edit'), path: z.string(), summary: z.string(), editId: z.string().optional() }),
     z.object({ type: z.literal('skill_invocation'), name: z.string(), body: z.string() }),
-    z.object({ type: z.literal('completion'), prefix: z.string(), suffix: z.string() })
+    z.object({ type: z.literal('completion'), prefix: z.string(), suffix: z.string() }),
+    z.object({ type: z.literal('agent_tool_call'), agent: z.string(), call: agentToolCall }),
+    z.object({ type: z.literal('agent_plan'), agent: z.string(), entries: z.array(agentPlanEntry) })
 ]);
 const historyMessage = z.object({
     role: z.enum(['user', 'assistant']),
@@ -171,6 +196,7 @@ export const storedChatSchema = z.object({
     edits: fileEdits,
     compressedFrom: z.string().optional(),
     branches: z.array(chatBranch).optional(),
+    agentSession: z.object({ agent: z.string(), sessionId: z.string() }).optional(),
     revision: z.number().int().nonnegative().optional()
 });
 
@@ -272,6 +298,12 @@ export function chatToMarkdown(chat: StoredChat): string {
                     break;
                 case 'skill_invocation':
                     parts.push(`> Skill /${block.name}`);
+                    break;
+                case 'agent_tool_call':
+                    parts.push(`> ${describeAgentToolCall(block.agent, block.call)}`);
+                    break;
+                case 'agent_plan':
+                    parts.push(describeAgentPlan(block.agent, block.entries));
                     break;
                 default:
                     break;

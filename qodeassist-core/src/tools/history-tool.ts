@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeAgentPlan, describeAgentToolCall } from '../context/agent-activity';
 import { HistoryMessage } from '../context/conversation-history';
 import { capHead } from './output-cap';
 import { AnyTool, defineTool } from './tool';
@@ -18,6 +19,8 @@ function describe(message: HistoryMessage, index: number): string {
             case 'image': case 'attachment': return `[attached ${block.ref.name}]`;
             case 'file_edit': return `[edited ${block.path}]`;
             case 'skill_invocation': return `[skill ${block.name}]`;
+            case 'agent_tool_call': return describeAgentToolCall(block.agent, block.call);
+            case 'agent_plan': return describeAgentPlan(block.agent, block.entries);
             default: return '';
         }
     }).filter(Boolean);

@@ -1,15 +1,20 @@
 import type {
     AgentChoice, ChatEvent, ChatSessionEvent, HistoryEvent, HistoryMessage, MovedEvent, QueuedEvent, UserMessageEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
     PermissionRequest, RoleChoice, SessionEvent, SkillChoice, SkillSettings, StoredChat, StoredFileEdit, ToolSettings, UnreadableChat,
-    ChatBranchView, ChatImport, TurnPosition
+    ChatBranchView, ChatImport, TurnPosition,
+    AgentChatEvent, AgentSessionState, AcpPermissionAnswer, AcpPermissionRequest, AcpToolCallState, AcpPlanEntry, AcpCommand, AcpMode, AcpToolContent, AcpLocation
 } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 import { ToolHostClient } from './tool-host-protocol';
 
 export type {
     AgentChoice, ChatEvent, ChatSessionEvent, HistoryEvent, HistoryMessage, MovedEvent, QueuedEvent, UserMessageEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
-    PermissionRequest, RoleChoice, SessionEvent, SkillChoice, StoredChat, StoredFileEdit, UnreadableChat, ChatBranchView, ChatImport, TurnPosition
+    PermissionRequest, RoleChoice, SessionEvent, SkillChoice, StoredChat, StoredFileEdit, UnreadableChat, ChatBranchView, ChatImport, TurnPosition,
+    AgentChatEvent, AgentSessionState, AcpPermissionAnswer, AcpPermissionRequest, AcpToolCallState, AcpPlanEntry, AcpCommand, AcpMode, AcpToolContent, AcpLocation
 };
+
+/** The prefix of an external (ACP) agent's name in the agent choice and the send options, as core's `ACP_AGENT_PREFIX` (restated: the browser cannot load core). */
+export const ACP_AGENT_PREFIX = 'acp:';
 
 export const QODEASSIST_CHAT_PATH = '/services/qodeassist/chat';
 
@@ -95,6 +100,13 @@ export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
     /** A JSON export saved as a new chat of the storage: checked, attachments taken from the export itself, file edits not taken. */
     importChat(storage: ChatStorage, json: string): Promise<ChatImport>;
 
+    /**
+     * Switches the mode of the external (ACP) agent answering in the chat (`AgentSessionState.modes`);
+     * every window hears the change as an `AcpMode` event. Refused when no external agent's session is open in the chat.
+     */
+    setAgentMode(chatId: string, modeId: string): Promise<void>;
+
+    /** The chat's agents (the roster's first), then the external (ACP) agents: `kind: 'acp'`, `unavailable` saying why one cannot be picked now. */
     listAgents(workspacePath: string | undefined): Promise<AgentChoice[]>;
     listRoles(workspacePath: string | undefined): Promise<RoleChoice[]>;
     listSkills(workspacePath: string | undefined, skills?: ChatSkillSettings): Promise<SkillChoice[]>;
@@ -113,4 +125,10 @@ export interface QodeAssistChatClient extends ToolHostClient {
     onSessionEvents(sessionId: string, events: ChatEvent[]): void;
     /** Something the user should know about a chat that is not a request's outcome (e.g. it could not be saved). */
     onChatNotice(chatId: string, message: string): void;
+    /**
+     * An external agent answering in the chat asks to run a tool call: the view that sent the message
+     * shows the tool call (kind, title, locations, diff) with the agent's own options and resolves with
+     * the one picked. When the request ends first (Cancelled, Failed), the prompt closes and resolves `{ cancelled: true }`.
+     */
+    requestAgentPermission(chatId: string, request: AcpPermissionRequest): Promise<AcpPermissionAnswer>;
 }

@@ -16,7 +16,8 @@ describe('QodeAssistChatServiceImpl.attach: an image for an agent that takes non
     const fixture = new ConfigFixture();
     const client: QodeAssistChatClient = {
         onSessionEvents: () => undefined, requestToolPermission: async () => 'deny', getDiagnostics: async () => [],
-        readOpenDocument: async () => undefined, writeDocument: async () => undefined, onChatNotice: () => undefined
+        readOpenDocument: async () => undefined, writeDocument: async () => undefined, onChatNotice: () => undefined,
+        requestAgentPermission: async () => ({ cancelled: true })
     };
     let home: string;
     let configuration: ConfigurationService;

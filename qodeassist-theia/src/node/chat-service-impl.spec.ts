@@ -15,8 +15,9 @@ describe('QodeAssistChatServiceImpl', () => {
     const permissionAnswers: Array<'allow-once' | 'allow-chat' | 'deny'> = [];
     const client: QodeAssistChatClient = {
         // The session's events; the chat's own (UserMessage, History) are checked where they matter.
-        onSessionEvents: (sessionId, events) => received.push(...events.flatMap(event => 'requestId' in event ? [{ sessionId, event }] : [])),
+        onSessionEvents: (sessionId, events) => received.push(...events.flatMap(event => 'requestId' in event ? [{ sessionId, event: event as SessionEvent }] : [])),
         requestToolPermission: async () => permissionAnswers.shift() ?? 'deny',
+        requestAgentPermission: async () => ({ cancelled: true }),
         getDiagnostics: async () => [{ path: `${fixture.workspace}/notes.txt`, line: 1, column: 1, severity: 'error', message: 'spelling' }],
         readOpenDocument: async path => path.endsWith('open.txt') ? 'unsaved editor text' : undefined,
         writeDocument: async (path, content, options) => {
@@ -351,12 +352,18 @@ describe('QodeAssistChatServiceImpl', () => {
     });
 
     it('lists the chat roster\'s agents, then those marked for chat; roles, skills, and files for @-mentions with ignore rules', async () => {
+        const own = async () => (await service.listAgents(fixture.workspace)).filter(agent => agent.kind !== 'acp');
         const before = await service.listAgents(fixture.workspace);
-        assert.deepEqual(before.map(agent => [agent.name, agent.inRoster]), [['fake-openai', true]], 'only the chat roster: no completion, refactor or compression agent');
+        assert.deepEqual(before.filter(agent => agent.kind !== 'acp').map(agent => [agent.name, agent.inRoster]), [['fake-openai', true]], 'only the chat roster: no completion, refactor or compression agent');
+        // Then the external agents of the bundled catalogue, none installed here: each says how to install it.
+        const external = before.filter(agent => agent.kind === 'acp');
+        assert.ok(external.some(agent => agent.name === 'acp:claude-code'));
+        assert.ok(external.every(agent => agent.unavailable), JSON.stringify(external));
+        assert.deepEqual(before.slice(0, 1).map(agent => agent.kind), [undefined], 'QodeAssist\'s own agents come first');
         const marked = fixture.project_('agents/fake-marked.toml', 'schema_version = 1\nname = "fake-marked"\nextends = "fake-claude"\npipelines = ["chat"]\n');
         configuration.reload();
         try {
-            const agents = await service.listAgents(fixture.workspace);
+            const agents = await own();
             assert.deepEqual(agents.map(agent => [agent.name, agent.inRoster]), [['fake-openai', true], ['fake-marked', false]]);
         } finally {
             rmSync(marked);

@@ -46,7 +46,12 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
             requestToolPermission: (ownerId, request) => client.requestToolPermission(ownerId, request),
             getDiagnostics: path => client.getDiagnostics(path),
             readOpenDocument: path => client.readOpenDocument(path),
-            writeDocument: (path, content, options) => client.writeDocument(path, content, options)
+            writeDocument: (path, content, options) => client.writeDocument(path, content, options),
+            requestAgentPermission: (chatId, request) => {
+                // The tool call the prompt is about goes first: the view shows the prompt beside it.
+                this.outboxes.get(chatId)?.flush();
+                return client.requestAgentPermission(chatId, request);
+            }
         });
     }
 
@@ -145,7 +150,11 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     }
 
     async listAgents(workspacePath: string | undefined): Promise<AgentChoice[]> {
-        return this.feature.pickers.agents(workspacePath);
+        return [...this.feature.pickers.agents(workspacePath), ...await this.feature.pickers.externalAgents(workspacePath)];
+    }
+
+    setAgentMode(chatId: string, modeId: string): Promise<void> {
+        return this.feature.setAgentMode(chatId, modeId);
     }
 
     async listRoles(workspacePath: string | undefined): Promise<RoleChoice[]> {

@@ -66,7 +66,8 @@ describe('the same request body from the IDE and from the bench', () => {
         const events: SessionEvent[] = [];
         const client = {
             onSessionEvents: (_id: string, batch: SessionEvent[]) => events.push(...batch), onChatNotice: () => undefined,
-            requestToolPermission: async () => 'deny', getDiagnostics: async () => [], readOpenDocument: async () => undefined, writeDocument: async () => undefined
+            requestToolPermission: async () => 'deny', getDiagnostics: async () => [], readOpenDocument: async () => undefined, writeDocument: async () => undefined,
+            requestAgentPermission: async () => ({ cancelled: true })
         } as QodeAssistChatClient;
         const chat = new QodeAssistChatServiceImpl(runtime, { forWorkspace: () => configuration }, fixture.root);
         chat.setClient(client);

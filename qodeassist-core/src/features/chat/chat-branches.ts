@@ -119,3 +119,12 @@ export function branchViews(history: readonly HistoryMessage[], branches: readon
         }];
     });
 }
+
+/** The last message the user wrote (not a tool round's results); refused when there is none. */
+export function lastQuestion(history: readonly HistoryMessage[]): number {
+    const asked = [...history].reverse().findIndex(message => message.role === 'user' && message.blocks.some(block => block.type !== 'tool_result'));
+    if (asked < 0) {
+        throw new QodeAssistError({ category: 'Validation', message: 'The chat has no message to answer again; type one.' });
+    }
+    return history.length - 1 - asked;
+}

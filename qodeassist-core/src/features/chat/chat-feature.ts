@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { ResolvedAgent } from '../../agents/agent-factory';
 import { ConfigurationProvider } from '../../agents/configuration-service';
 import { ContextManifest } from '../../context/context-manifest';
 import { ContentRef, HistoryMessage } from '../../context/conversation-history';
 import { ChatStore, StoredFileEdit } from '../../session/chat-store';
-import { isTerminal, SessionEvent } from '../../session/session-events';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { QodeAssistError, toErrorInfo } from '../../wire/error-info';
 import { attachmentRefusal } from './attachment-rules';
 import { checkImageFor } from './chat-agents';
-import { chatEventOf, ChatTurnContext, endingOf, invokeRecordedSkill, keptError, prepareTurn, recordableBlocks, turnBlocks } from './chat-turn';
-import { branching, branchOff, BranchingChat, branchViews, cutAfter, indexOfTurn, switchToBranch } from './chat-branches';
+import { ChatTurnContext, forwardSessionEvents, invokeRecordedSkill, keptError, prepareTurn, recordableBlocks, turnBlocks } from './chat-turn';
+import { branching, branchOff, BranchingChat, branchViews, cutAfter, indexOfTurn, lastQuestion, switchToBranch } from './chat-branches';
 import {
     ChatEvent, ChatHost, ChatInput, ChatStorage, ChatTurnOptions, OpenedChat, TurnPosition
 } from './chat-types';
@@ -19,6 +17,7 @@ import { compressionDue, summarizeChat, SummaryRuns } from './chat-summary';
 import { ChatLibrary, defaultChatStore } from './chat-library';
 import { ChatPickers } from './chat-pickers';
 import { ChatViewer, OpenChat } from './open-chat';
+import { AgentTurnContext, isExternalAgent, sendToAgent, setAgentMode } from './agent-turn';
 
 export interface ChatFeatureOptions {
     runtime: QodeAssistRuntime;
@@ -49,6 +48,7 @@ export class ChatFeature {
     /** What the composer offers: agents, roles, skills, files to mention. */
     readonly pickers: ChatPickers;
     private readonly turns: ChatTurnContext;
+    private readonly agentTurns: AgentTurnContext;
     /** The summaries this window is making: Stop (cancelSummary), closing the chat or the window stops them. */
     private readonly summaries = new SummaryRuns();
     /** This window as the chats it shows know it. */
@@ -83,8 +83,9 @@ export class ChatFeature {
         this.pickers = new ChatPickers(options.configurations, options.runtime);
         this.turns = {
             runtime: options.runtime, configurations: options.configurations, host: () => this.host,
-            listener: (chat, agent) => events => this.forward(chat, agent, events)
+            listener: (chat, agent) => events => forwardSessionEvents(chat, this.owners, agent, events)
         };
+        this.agentTurns = { configurations: options.configurations, owners: this.owners, logger: options.runtime.logger };
     }
 
     setHost(host: ChatHost | undefined): void {
@@ -117,7 +118,8 @@ export class ChatFeature {
             if (chat) {
                 this.show(chat);
                 const view = chat.view();
-                return { chatId, ...view, branches: branchViews(view.chat?.history ?? [], chat.record.branches ?? []) };
+                const agentSession = chat.agentLink?.state();
+                return { chatId, ...view, branches: branchViews(view.chat?.history ?? [], chat.record.branches ?? []), ...(agentSession ? { agentSession } : {}) };
             }
             return undefined;
         };
@@ -185,15 +187,19 @@ export class ChatFeature {
                         return this.failedToStart(chat, error);
                     }
                 }
+                if (isExternalAgent(options.agent)) {
+                    const requestId = await sendToAgent(this.agentTurns, chat, sent, options, this.window(chat));
+                    this.recordChoice(chat, options);
+                    return requestId;
+                }
+                this.closeAgentLink(chat);
                 const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
                 const blocks = turnBlocks(chat, sent, skills);
                 this.stillShown(chat);
                 chat.announce = { turnId: input.turnId };
                 chat.sender = this.viewer;
                 const requestId = await session.send(blocks, policy);
-                chat.record.agent = options.agent;
-                chat.record.role = options.role;
-                this.owners.save(chat);
+                this.recordChoice(chat, options);
                 return requestId;
             } catch (error) {
                 return this.failedToStart(chat, error, sent);
@@ -213,13 +219,12 @@ export class ChatFeature {
         return chat.exclusive(async () => {
             try {
                 await this.afterRunning(chat, undefined);
-                const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
-                const history = session.history;
-                const asked = [...history].reverse().findIndex(message => message.role === 'user' && message.blocks.some(block => block.type !== 'tool_result'));
-                const last = asked < 0 ? -1 : history.length - 1 - asked;
-                if (last < 0) {
-                    throw new QodeAssistError({ category: 'Validation', message: 'The chat has no message to answer again; type one.' });
+                if (isExternalAgent(options.agent)) {
+                    return await this.retryWithAgent(chat, options);
                 }
+                this.closeAgentLink(chat);
+                const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
+                const last = lastQuestion(session.history);
                 this.stillShown(chat);
                 chat.sender = this.viewer;
                 // A finished answer asked again is kept as a version to bring back; a failed or stopped one is not.
@@ -239,7 +244,8 @@ export class ChatFeature {
     /** What the next send would contain and cost; undefined while busy or when it cannot be prepared (that shows at send). */
     async estimate(chatId: string, input: ChatInput, options: ChatTurnOptions): Promise<ContextManifest | undefined> {
         const chat = this.chats.get(chatId);
-        if (!chat || chat.live || chat.session?.busy) {
+        // An external agent assembles its own context: QodeAssist cannot say what it will send.
+        if (!chat || chat.live || chat.session?.busy || isExternalAgent(options.agent)) {
             return undefined;
         }
         return chat.exclusive(async () => {
@@ -336,7 +342,13 @@ export class ChatFeature {
             chat.withdrawn.add(turnId);
             return;
         }
+        chat?.agentLink?.cancel();
         await chat?.session?.cancel();
+    }
+
+    /** Switches the mode of the external agent answering in the chat (its session must be open); every window hears the change. */
+    async setAgentMode(chatId: string, modeId: string): Promise<void> {
+        await setAgentMode(this.chatFor(chatId), modeId);
     }
 
     /** This window stops showing the chat; when no window shows it any more, what it is doing is cancelled and it is forgotten here (its last save still completes). */
@@ -367,6 +379,7 @@ export class ChatFeature {
         for (const chat of this.chats.values()) {
             chat.viewers.delete(this.viewer);
             if (chat.live && chat.sender === this.viewer) {
+                chat.agentLink?.cancel();
                 void chat.session?.cancel();
             }
             chat.tools.delete(this.host);
@@ -382,6 +395,7 @@ export class ChatFeature {
             // Never at the cost of an answer another window is waiting for.
             throw new QodeAssistError({ category: 'Validation', message: 'An answer another window asked for is being written in this chat; summarize once it has ended.' });
         }
+        chat.agentLink?.cancel();
         await chat.session?.cancel();
         await chat.saving;
         const { summary, stored } = await summarizeChat(this.options, chat, options, run);
@@ -443,8 +457,10 @@ export class ChatFeature {
         return requestId;
     }
 
-    /** The chat's history, edits and versions replaced; every window is told. */
+    /** The chat's history, edits and versions replaced; every window is told. An external agent's session no longer matches it: the next message starts a new one. */
     private rewrite(chat: OpenChat, next: BranchingChat): void {
+        chat.agentLink?.forgetSession();
+        chat.record.agentSession = undefined;
         chat.replaceHistory(next.history);
         chat.record.edits = next.edits;
         chat.record.branches = next.branches;
@@ -472,41 +488,32 @@ export class ChatFeature {
         return requestId;
     }
 
-    /** The session's events to every window showing the chat: a new request is announced with its user message, edits get their ids, the answer is saved as it streams and when it ends. */
-    private forward(chat: OpenChat, agent: ResolvedAgent, events: readonly SessionEvent[]): void {
-        const told: ChatEvent[] = [];
-        const kept: ChatEvent[] = [];
-        for (const event of events) {
-            if (event.type === 'RequestStarted') {
-                chat.begin(event.requestId);
-                const message = chat.history.at(-1);
-                if (chat.announce && message?.role === 'user') {
-                    told.push({ type: 'UserMessage', ...(chat.announce.turnId ? { turnId: chat.announce.turnId } : {}), message });
-                }
-                chat.announce = undefined;
-            }
-            const forwarded = chatEventOf(chat, agent, event);
-            told.push(forwarded);
-            kept.push(forwarded);
-        }
-        const terminal = events.some(isTerminal);
-        try {
-            chat.keep(kept);
-            this.owners.broadcast(chat, told);
-        } finally {
-            // Whatever a window did with the events, a request that ended lets the next one go.
-            if (terminal) {
-                const ending = endingOf(kept);
-                if (ending && chat.live) {
-                    // A failed or stopped answer stays in the chat, with what had arrived of it.
-                    chat.append(chat.unfinishedAnswer(ending));
-                }
-                chat.end();
-                this.owners.save(chat);
-            } else if (chat.live) {
-                this.owners.saveSoon(chat);
-            }
-        }
+    /** Regenerate with an external agent: the last question asked again in a new session told the conversation before it. */
+    private async retryWithAgent(chat: OpenChat, options: ChatTurnOptions): Promise<string> {
+        const last = lastQuestion(chat.history);
+        this.stillShown(chat);
+        chat.sender = this.viewer;
+        this.rewrite(chat, branchOff(branching(chat), last + 1, 'regenerate'));
+        const requestId = await sendToAgent(this.agentTurns, chat, { text: '', attachments: [] }, options, this.window(chat), chat.history[last]);
+        this.owners.save(chat);
+        return requestId;
+    }
+
+    /** This window as a send to an external agent needs it: where its questions go, and whether it still shows the chat. */
+    private window(chat: OpenChat) {
+        return { host: this.host, viewer: this.viewer, stillShown: () => this.stillShown(chat) };
+    }
+
+    /** A message went to one of QodeAssist's own agents: an external agent's process is no longer needed (its session is kept in the record). */
+    private closeAgentLink(chat: OpenChat): void {
+        void chat.agentLink?.close();
+        chat.agentLink = undefined;
+    }
+
+    private recordChoice(chat: OpenChat, options: ChatTurnOptions): void {
+        chat.record.agent = options.agent;
+        chat.record.role = options.role;
+        this.owners.save(chat);
     }
 
     private storeFor(storage: ChatStorage): ChatStore {

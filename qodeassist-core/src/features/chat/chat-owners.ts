@@ -41,6 +41,9 @@ export class ChatOwners {
         await chat.session?.cancel();
         await chat.saving;
         if (chat.viewers.size === 0 && this.chats.get(keyOf(chat.store, chat.id)) === chat) {
+            // The external agent's whole process tree goes with the chat's last window.
+            void chat.agentLink?.close();
+            chat.agentLink = undefined;
             this.chats.delete(keyOf(chat.store, chat.id));
             clearTimeout(chat.streamSave);
             chat.streamSave = undefined;

@@ -2,6 +2,7 @@ import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/config
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { findFiles } from '../../tools/file-tools';
 import { WorkspaceFiles } from '../../tools/workspace-files';
+import { externalAgentChoices } from './agent-turn';
 import { agentChoices } from './chat-agents';
 import { AgentChoice, ChatTurnOptions, RoleChoice, SkillChoice } from './chat-types';
 
@@ -12,6 +13,11 @@ export class ChatPickers {
     /** The chat picker's agents: the chat roster in order, then the agents marked for chat. */
     agents(workspacePath: string | undefined): AgentChoice[] {
         return agentChoices(this.configurations.forWorkspace(workspacePath).current, 'chat');
+    }
+
+    /** The external (ACP) agents the user configured, each saying why it cannot be picked now (not installed, workspace not trusted). */
+    externalAgents(workspacePath: string | undefined): Promise<AgentChoice[]> {
+        return externalAgentChoices(this.configurations, workspacePath);
     }
 
     roles(workspacePath: string | undefined): RoleChoice[] {

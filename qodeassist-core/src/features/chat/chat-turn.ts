@@ -6,7 +6,7 @@ import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/config
 import { AnswerEnding, ContentRef, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
 import { ENV_PROJECT_LAYER } from '../../context/env-block';
 import { Session, ToolPolicy } from '../../session/session';
-import { SessionEvent } from '../../session/session-events';
+import { isTerminal, SessionEvent } from '../../session/session-events';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { SkillsEngine } from '../../skills/skills-engine';
 import { ToolKitExecutor } from '../../tools/toolkit';
@@ -14,6 +14,7 @@ import { ErrorInfo, QodeAssistError } from '../../wire/error-info';
 import { chatAgentFor } from './chat-agents';
 import { chatEnvironment } from './chat-environment';
 import { ChatEvent, ChatHost, ChatInput, ChatTurnOptions, editIdOf } from './chat-types';
+import { ChatOwners } from './chat-owners';
 import { OpenChat } from './open-chat';
 
 /** The pinned block naming the file in focus (the environment block's file line). */
@@ -206,4 +207,41 @@ export function chatEventOf(chat: OpenChat, agent: ResolvedAgent, event: Session
     const editId = editIdOf(event.callId, earlier);
     chat.record.edits[editId] = { ...event.fileEdit, state: 'applied' };
     return { ...event, editId };
+}
+
+/** The session's events to every window showing the chat: a new request is announced with its user message, edits get their ids, the answer is saved as it streams and when it ends. */
+export function forwardSessionEvents(chat: OpenChat, owners: ChatOwners, agent: ResolvedAgent, events: readonly SessionEvent[]): void {
+    const told: ChatEvent[] = [];
+    const kept: ChatEvent[] = [];
+    for (const event of events) {
+        if (event.type === 'RequestStarted') {
+            chat.begin(event.requestId);
+            const message = chat.history.at(-1);
+            if (chat.announce && message?.role === 'user') {
+                told.push({ type: 'UserMessage', ...(chat.announce.turnId ? { turnId: chat.announce.turnId } : {}), message });
+            }
+            chat.announce = undefined;
+        }
+        const forwarded = chatEventOf(chat, agent, event);
+        told.push(forwarded);
+        kept.push(forwarded);
+    }
+    const terminal = events.some(isTerminal);
+    try {
+        chat.keep(kept);
+        owners.broadcast(chat, told);
+    } finally {
+        // Whatever a window did with the events, a request that ended lets the next one go.
+        if (terminal) {
+            const ending = endingOf(kept);
+            if (ending && chat.live) {
+                // A failed or stopped answer stays in the chat, with what had arrived of it.
+                chat.append(chat.unfinishedAnswer(ending));
+            }
+            chat.end();
+            owners.save(chat);
+        } else if (chat.live) {
+            owners.saveSoon(chat);
+        }
+    }
 }

@@ -1,3 +1,7 @@
+import {
+    AcpCommand, AcpCommandsEvent, AcpContentEvent, AcpFileWriteEvent, AcpMode, AcpModeEvent, AcpNoticeEvent, AcpPlanEvent, AcpToolCallEvent, AcpUsageEvent
+} from '../../acp/acp-events';
+import { AcpPermissionAnswer, AcpPermissionRequest } from '../../acp/acp-host';
 import { ContentRef, HistoryMessage } from '../../context/conversation-history';
 import { SessionEvent } from '../../session/session-events';
 import { ChatBranch, StoredChat, StoredFileEdit } from '../../session/chat-store';
@@ -44,8 +48,17 @@ export interface MovedEvent {
     chatId: string;
 }
 
+/**
+ * What an external (ACP) agent answering in the chat reports besides text and thinking: its tool
+ * calls (whole state at each change), plan, slash commands, mode, non-text content, context usage,
+ * notices, and the files it wrote through the IDE (with the key the chat keeps that edit under, for Undo).
+ */
+export type AgentChatEvent =
+    | AcpToolCallEvent | AcpPlanEvent | AcpCommandsEvent | AcpModeEvent | AcpContentEvent | AcpUsageEvent | AcpNoticeEvent
+    | (AcpFileWriteEvent & { editId: string });
+
 /** What a window showing a chat hears: the session's events of every request in it, whichever window sent it, and the chat's own. */
-export type ChatEvent = ChatSessionEvent | UserMessageEvent | QueuedEvent | HistoryEvent | MovedEvent;
+export type ChatEvent = ChatSessionEvent | AgentChatEvent | UserMessageEvent | QueuedEvent | HistoryEvent | MovedEvent;
 
 /**
  * The key a chat keeps a file edit under: the tool call's id, numbered from the second
@@ -108,12 +121,20 @@ export interface OpenedChat {
     live?: { requestId: string; events: ChatEvent[] };
     /** The replaced versions a view can offer to bring back (set with `chat`). */
     branches?: ChatBranchView[];
+    /** An external agent's session open in the chat: its modes and commands now. */
+    agentSession?: AgentSessionState;
 }
 
 export interface AgentChoice {
+    /** What `ChatTurnOptions.agent` names it by; an external agent's is `acp:<its name>` (see ACP_AGENT_PREFIX). */
     name: string;
     model: string;
     provider: string;
+    /** Set for an external coding agent (Agent Client Protocol): it runs its own tools and model. */
+    kind?: 'acp';
+    description?: string;
+    /** Why it cannot be picked now (its program is not installed, the workspace is not trusted); absent: it can. */
+    unavailable?: string;
     /** Listed in the roster of the feature asking (the default choice goes through it). */
     inRoster: boolean;
     /** Takes images: its request template carries image blocks and its file does not say `images = false`. */
@@ -136,6 +157,22 @@ export interface ChatHost extends ToolHost {
     onEvents(chatId: string, events: ChatEvent[]): void;
     /** Something the user should know about a chat that is not a request's outcome (e.g. it could not be saved). */
     onNotice(chatId: string, message: string): void;
+    /**
+     * An external agent answering in the chat asks to run a tool call: the chat's permission prompt
+     * with the agent's own options (allow once / always, reject). The prompt closes by itself when the
+     * request ends (Cancelled); without this method every request is rejected.
+     */
+    requestAgentPermission?(chatId: string, request: AcpPermissionRequest): Promise<AcpPermissionAnswer>;
+}
+
+/** The prefix of an external (ACP) agent's name in `ChatTurnOptions.agent` and `AgentChoice.name`: `acp:claude-code`. */
+export const ACP_AGENT_PREFIX = 'acp:';
+
+/** The modes and slash commands an external agent offers in a chat now (what its last events said). */
+export interface AgentSessionState {
+    agent: string;
+    modes?: { currentModeId: string; availableModes: AcpMode[] };
+    commands: AcpCommand[];
 }
 
 /**

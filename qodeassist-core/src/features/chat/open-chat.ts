@@ -2,6 +2,8 @@ import { AnswerEnding, HistoryBlock, HistoryMessage } from '../../context/conver
 import { ChatBranch, ChatFileState, ChatStore, CHAT_FILE_VERSION, mapVersions, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
 import { Session } from '../../session/session';
 import { ToolKitExecutor } from '../../tools/toolkit';
+import { AgentAnswer } from './agent-answer';
+import type { AgentLink } from './agent-link';
 import { branchViews } from './chat-branches';
 import { ChatEvent, ChatHost, HistoryEvent } from './chat-types';
 
@@ -15,6 +17,8 @@ export interface ChatRecord {
     compressedFrom?: string;
     /** The parts of the chat the user replaced, kept to be brought back. */
     branches?: ChatBranch[];
+    /** The external agent's session the chat last talked to. */
+    agentSession?: { agent: string; sessionId: string };
 }
 
 /** A window (or the bench) showing a chat: where its events and notices go. */
@@ -46,6 +50,10 @@ export class OpenChat {
     /** The history before a session exists (a restored chat); the session owns it afterwards. */
     seed: HistoryMessage[];
     session?: Session;
+    /** The external (ACP) agent answering in the chat, when one was picked: its process and session. */
+    agentLink?: AgentLink;
+    /** An external agent's answer streaming now: what a save mid-stream keeps. */
+    agentAnswer?: AgentAnswer;
     /** Linked files pinned in the session. */
     readonly linked = new Set<string>();
     /** The chat's tools per window asking (its questions go there), created for the workspace and settings; each remembers "allow for this chat". */
@@ -89,7 +97,7 @@ export class OpenChat {
     static fromStored(store: ChatStore, stored: StoredChat, original?: readonly HistoryMessage[], file?: ChatFileState): OpenChat {
         return new OpenChat(stored.id, store, {
             title: stored.title, createdAt: stored.createdAt, agent: stored.agent, role: stored.role, edits: stored.edits, compressedFrom: stored.compressedFrom,
-            branches: stored.branches
+            branches: stored.branches, ...(stored.agentSession ? { agentSession: stored.agentSession } : {})
         }, stored.history, original, file ?? { revision: stored.revision ?? 0 });
     }
 
@@ -210,6 +218,9 @@ export class OpenChat {
 
     /** What the running request's current round has streamed (nothing between a recorded round and the next one's first piece). */
     private streamedBlocks(): HistoryBlock[] {
+        if (this.agentAnswer) {
+            return this.agentAnswer.historyBlocks();
+        }
         const live = this.live;
         if (!live || this.history.length !== live.roundStart) {
             return [];
@@ -229,6 +240,7 @@ export class OpenChat {
             edits: structuredClone(record.edits),
             ...(record.agent ? { agent: record.agent } : {}), ...(record.role ? { role: record.role } : {}),
             ...(record.compressedFrom ? { compressedFrom: record.compressedFrom } : {}),
+            ...(record.agentSession ? { agentSession: { ...record.agentSession } } : {}),
             ...(record.branches?.length ? {
                 branches: this.formerIds.length > 0
                     ? mapVersions(record.branches, messages => this.store.relocateAttachments(messages, this.formerIds, id))

@@ -3,6 +3,7 @@ import { nls } from '@theia/core';
 import { codicon } from '@theia/core/lib/browser';
 import URI from '@theia/core/lib/common/uri';
 import * as React from '@theia/core/shared/react';
+import { ACP_AGENT_PREFIX } from '../../common/chat-protocol';
 import { ChatComposer, mediaTypeOf } from './chat-composer';
 import { manifestSummary } from './chat-message-view';
 import { ChatCosts } from './chat-usage';
@@ -120,7 +121,11 @@ function Pickers({ composer }: { composer: ChatComposer }): React.ReactElement {
             onFocus={() => void composer.loadChoices()}
             onChange={event => composer.setAgent(event.target.value)}>
             <option value=''>{nls.localize('qodeassist/chat/rosterAgent', 'Auto (chat roster)')}</option>
-            {composer.agents.map(choice => <option key={choice.name} value={choice.name}>{`${choice.name} · ${choice.model}`}</option>)}
+            {composer.agents.filter(choice => choice.kind !== 'acp').map(choice => <option key={choice.name} value={choice.name}>{`${choice.name} · ${choice.model}`}</option>)}
+            {composer.agents.some(choice => choice.kind === 'acp') && <optgroup label={nls.localize('qodeassist/chat/externalAgents', 'External agents')}>
+                {composer.agents.filter(choice => choice.kind === 'acp').map(choice => <option key={choice.name} value={choice.name} disabled={choice.unavailable !== undefined}
+                    title={choice.unavailable ?? choice.description}>{`${choice.name.slice(ACP_AGENT_PREFIX.length)}${choice.description ? ` · ${choice.description}` : ''}`}</option>)}
+            </optgroup>}
             {composer.agent && !agent && <option value={composer.agent}>{composer.agent}</option>}
         </select>
         <select className='theia-select qa-role-picker' value={composer.role} aria-label={nls.localize('qodeassist/chat/rolePicker', 'Role')}

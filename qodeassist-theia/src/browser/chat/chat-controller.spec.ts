@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { HistoryMessage } from '@qodeassist/core';
 import {
-    AgentChoice, CHAT_NOT_OPEN_MARK, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, ContentRef, ContextManifest, OpenedChat, PermissionAnswer, PermissionRequest,
+    AcpPermissionAnswer, AcpPermissionRequest, AgentChoice, CHAT_NOT_OPEN_MARK, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, ContentRef, ContextManifest, OpenedChat, PermissionAnswer, PermissionRequest,
     QodeAssistChatService, RoleChoice, SkillChoice, StoredChat
 } from '../../common/chat-protocol';
 import { ChatComposerPort, ChatController, ChatControllerHost, ChatEventSource, OutgoingAttachment } from './chat-controller';
@@ -119,6 +119,9 @@ class FakeChatService implements QodeAssistChatService {
     listAgents(): Promise<AgentChoice[]> {
         return this.record('listAgents', [], () => []);
     }
+    setAgentMode(chatId: string, modeId: string): Promise<void> {
+        return this.record('setAgentMode', [chatId, modeId], () => undefined);
+    }
     listRoles(): Promise<RoleChoice[]> {
         return this.record('listRoles', [], () => []);
     }
@@ -137,6 +140,7 @@ class FakeEventSource implements ChatEventSource {
     protected readonly eventListeners = new Set<(envelope: { sessionId: string; events: ChatEvent[] }) => unknown>();
     protected readonly noticeListeners = new Set<(notice: { chatId: string; message: string }) => unknown>();
     readonly handlers = new Map<string, (request: PermissionRequest) => Promise<PermissionAnswer>>();
+    readonly agentHandlers = new Map<string, (request: AcpPermissionRequest) => Promise<AcpPermissionAnswer>>();
 
     onDidReceiveSessionEvents(listener: (envelope: { sessionId: string; events: ChatEvent[] }) => unknown): { dispose(): void } {
         this.eventListeners.add(listener);
@@ -149,6 +153,14 @@ class FakeEventSource implements ChatEventSource {
     setPermissionHandler(sessionId: string, handler: (request: PermissionRequest) => Promise<PermissionAnswer>): { dispose(): void } {
         this.handlers.set(sessionId, handler);
         return { dispose: () => this.handlers.delete(sessionId) };
+    }
+    setAgentPermissionHandler(chatId: string, handler: (request: AcpPermissionRequest) => Promise<AcpPermissionAnswer>): { dispose(): void } {
+        this.agentHandlers.set(chatId, handler);
+        return { dispose: () => this.agentHandlers.delete(chatId) };
+    }
+    requestAgentPermission(chatId: string, request: AcpPermissionRequest): Promise<AcpPermissionAnswer> {
+        const handler = this.agentHandlers.get(chatId);
+        return handler ? handler(request) : Promise.resolve({ cancelled: true });
     }
 
     async push(sessionId: string, ...events: ChatEvent[]): Promise<void> {
@@ -537,6 +549,31 @@ describe('ChatController', () => {
             const answer = client.requestPermission('chat-1', { tool: 'create_file', permission: 'write', arguments: { path: 'b.ts' }, chatId: 'chat-1' });
             controller.answerPermission(controller.permissions[0], 'allow-chat');
             assert.equal(await answer, 'allow-chat');
+            assert.deepEqual(controller.permissions, []);
+        });
+
+        const agentRequest: AcpPermissionRequest = {
+            agent: 'claude-code', sessionId: 's1', options: [{ optionId: 'yes', name: 'Allow', kind: 'allow_once' }, { optionId: 'no', name: 'Reject', kind: 'reject_once' }],
+            toolCall: { callId: 'c1', title: 'Edit a.ts', kind: 'edit', status: 'pending', locations: [{ path: '/work/app/a.ts' }], content: [] }
+        };
+        it('an external agent\'s question shows its own options and answers with the one picked', async () => {
+            const { client, controller } = setup();
+            await controller.send('hi');
+            const answer = client.requestAgentPermission('chat-1', agentRequest);
+            const pending = controller.permissions[0];
+            assert.deepEqual([pending.agent?.request.options.map(option => option.name), pending.request.permission], [['Allow', 'Reject'], 'write']);
+            controller.answerPermission(pending, { optionId: 'no' });
+            assert.deepEqual(await answer, { optionId: 'no' });
+            assert.deepEqual(controller.permissions, []);
+        });
+
+        it('an external agent\'s question still open when the answer ends closes unanswered: nothing is allowed', async () => {
+            const { client, controller } = setup();
+            await controller.send('hi');
+            const answer = client.requestAgentPermission('chat-1', agentRequest);
+            assert.equal(controller.permissions.length, 1);
+            await client.push('chat-1', { type: 'Cancelled', requestId: 'r1' });
+            assert.deepEqual(await answer, { cancelled: true });
             assert.deepEqual(controller.permissions, []);
         });
     });

@@ -1,8 +1,8 @@
 import type { ContentRef, ErrorInfo, FileEditRecord } from '@qodeassist/core';
 import type {
-    ChatEvent, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, PermissionRequest, QodeAssistChatService, SkillChoice
+    AcpPermissionAnswer, AcpPermissionRequest, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, PermissionRequest, QodeAssistChatService, SkillChoice
 } from '../../common/chat-protocol';
-import type { PendingPermission } from '../shared/pending-permission';
+import { agentPermission, PendingPermission } from '../shared/pending-permission';
 import { BACKEND_AWAY_PROBLEM, BackendStatus, ChatReconnect, isChatNotOpen, reasonOf } from './chat-reconnect';
 import { ChatSummarizing } from './chat-summarizing';
 import { AttachmentView, ChatMessage, ChatTranscript, ToolActivity } from './chat-transcript';
@@ -23,6 +23,7 @@ export interface ChatEventSource {
     onDidReceiveSessionEvents(listener: (envelope: { sessionId: string; events: ChatEvent[] }) => unknown): Disposable;
     onDidReceiveNotice(listener: (notice: { chatId: string; message: string }) => unknown): Disposable;
     setPermissionHandler(sessionId: string, handler: (request: PermissionRequest) => Promise<PermissionAnswer>): Disposable;
+    setAgentPermissionHandler(chatId: string, handler: (request: AcpPermissionRequest) => Promise<AcpPermissionAnswer>): Disposable;
 }
 
 /** Takes a tool's file edit back or applies it again (ChatFileEdits). */
@@ -393,9 +394,13 @@ export class ChatController implements Disposable {
         }
     }
 
-    answerPermission(pending: PendingPermission, answer: PermissionAnswer): void {
+    answerPermission(pending: PendingPermission, answer: PermissionAnswer | { optionId: string }): void {
         this.permissions = this.permissions.filter(candidate => candidate !== pending);
-        pending.answer(answer);
+        if (typeof answer === 'object') {
+            pending.agent?.choose(answer.optionId);
+        } else {
+            pending.answer(answer);
+        }
         this.deps.host.update();
     }
 
@@ -447,6 +452,11 @@ export class ChatController implements Disposable {
         for (const event of events) {
             changed = this.transcript.apply(event) || changed;
             ended ||= event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled';
+        }
+        if (ended && this.permissions.some(pending => pending.agent)) {
+            // An external agent's question outlives nothing: its turn ended, so it closes unanswered.
+            this.permissions.filter(pending => pending.agent).forEach(pending => pending.answer('deny'));
+            this.permissions = this.permissions.filter(pending => !pending.agent);
         }
         // Another window's message, a replaced history or a queued message change more than the streaming answer.
         const whole = events.some(event => event.type === 'UserMessage' || event.type === 'History' || event.type === 'Queued');
@@ -511,6 +521,10 @@ export class ChatController implements Disposable {
     protected answerPermissionsOf(chatId: string): void {
         this.chatBinding.push(this.deps.client.setPermissionHandler(chatId, request => new Promise<PermissionAnswer>(resolve => {
             this.permissions = [...this.permissions, { id: this.nextPermissionId++, request, answer: resolve }];
+            this.deps.host.update(true);
+        })));
+        this.chatBinding.push(this.deps.client.setAgentPermissionHandler(chatId, request => new Promise<AcpPermissionAnswer>(resolve => {
+            this.permissions = [...this.permissions, agentPermission(this.nextPermissionId++, chatId, request, resolve)];
             this.deps.host.update(true);
         })));
     }

@@ -6,6 +6,7 @@ import { ChatErrorAction } from '../shared/error-affordance';
 import { ErrorView } from '../shared/error-view';
 import { PendingPermission } from '../shared/pending-permission';
 import { DiffView, PermissionPrompt } from '../shared/permission-prompt';
+import { AgentCallView, AgentPermissionPrompt, PlanView } from './agent-activity-view';
 import { MarkdownStream } from './chat-markdown';
 import { MessageToolbar, QuestionEditor, VersionActions } from './chat-message-actions';
 import { ChatMessage, MessagePart, partText, ToolActivity, toolsOf } from './chat-transcript';
@@ -13,9 +14,9 @@ import { requestLines, usageLine } from './chat-usage';
 
 /** What the messages can ask of the chat; one object per chat, so memoized messages do not re-render for it. */
 export interface MessageActions extends VersionActions {
-    answerPermission(pending: PendingPermission, answer: PermissionAnswer): void;
+    answerPermission(pending: PendingPermission, answer: PermissionAnswer | { optionId: string }): void;
     setEdit(message: ChatMessage, tools: ToolActivity[], state: 'applied' | 'undone'): void;
-    openFile(path: string): void;
+    openFile(path: string, line?: number): void;
     /** An action offered with a failed or interrupted answer (`retry` asks for that answer again). */
     runErrorAction(action: ChatErrorAction, message: ChatMessage): void;
     openChat(chatId: string): void;
@@ -72,7 +73,9 @@ export const MessageView = React.memo(function MessageView({ message, permission
                 onSend={text => { setEditing(false); actions.edit(message, text); }} onCancel={() => setEditing(false)} />
             : message.parts.map((part, index) => <PartView key={index} part={part} final={message.status !== 'streaming' || index < message.parts.length - 1}
                 role={message.role} actions={actions} message={message} />)}
-        {message.status === 'streaming' && permissions.map(pending => <PermissionPrompt key={pending.id} pending={pending} onAnswer={actions.answerPermission} />)}
+        {message.status === 'streaming' && permissions.map(pending => pending.agent
+            ? <AgentPermissionPrompt key={pending.id} pending={pending} agent={pending.agent.request} onChoose={optionId => actions.answerPermission(pending, { optionId })} openFile={actions.openFile} />
+            : <PermissionPrompt key={pending.id} pending={pending} onAnswer={actions.answerPermission} />)}
         {edits.length > 1 && <div className='qa-edit-all'>
             {undoable.length > 0 && <button type='button' className='theia-button secondary' data-action='undo-all'
                 title={nls.localize('qodeassist/chat/undoAllTitle', 'Undo every edit of this answer on disk')} onClick={() => actions.setEdit(message, undoable, 'undone')}>
@@ -127,6 +130,10 @@ function PartView({ part, final, role, actions, message }: { part: MessagePart; 
             </details>;
         case 'tool':
             return <ToolView tool={part.tool} actions={actions} message={message} />;
+        case 'agent-call':
+            return <AgentCallView call={part.call} openFile={(path, line) => actions.openFile(path, line)} />;
+        case 'plan':
+            return <PlanView entries={part.entries} />;
     }
 }
 

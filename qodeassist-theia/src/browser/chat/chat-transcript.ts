@@ -1,5 +1,6 @@
 import type { ChatBranchView, ContextManifest, ErrorInfo, FileEditRecord, HistoryMessage, StoredFileEdit } from '@qodeassist/core';
 import { ChatEvent, editIdOf } from '../../common/chat-protocol';
+import { AgentPart, agentPartOf, agentWriteActivity, applyAgentCall, applyPlan } from './agent-activity';
 import { requestUsageOf, RequestUsage, sumUsage, UsageSum } from './chat-usage';
 
 /** `interrupted`: a saved answer that had not ended when the IDE backend stopped (what had arrived is kept). */
@@ -35,7 +36,8 @@ export interface ToolActivity {
  */
 export type MessagePart =
     | { kind: 'text' | 'thinking'; chunks: string[] }
-    | { kind: 'tool'; tool: ToolActivity };
+    | { kind: 'tool'; tool: ToolActivity }
+    | AgentPart;
 
 export interface AttachmentView {
     name: string;
@@ -70,6 +72,8 @@ export interface ChatMessage {
     stalled?: boolean;
     /** On an answer: its question is in the chat's history, so Retry asks the backend again instead of sending the text anew. */
     recorded?: boolean;
+    /** What an external agent reported of its context window (it reports no per-request token counts). */
+    agentContext?: { used: number; size: number; cost?: { amount: number; currency: string } };
     /** Goes up with every change, so a view can skip messages that did not change. */
     revision: number;
 }
@@ -371,6 +375,18 @@ export class ChatTranscript {
                 }
                 return true;
             }
+            case 'AcpToolCall':
+                applyAgentCall(target.parts, event.call);
+                return true;
+            case 'AcpPlan':
+                applyPlan(target.parts, event.entries);
+                return true;
+            case 'AcpFileWrite':
+                target.parts.push({ kind: 'tool', tool: agentWriteActivity(event.editId, event.edit, 'applied') });
+                return true;
+            case 'AcpUsage':
+                target.agentContext = { used: event.used, size: event.size, ...(event.cost ? { cost: event.cost } : {}) };
+                return true;
             case 'Finished':
                 target.status = 'done';
                 return true;
@@ -430,6 +446,14 @@ export class ChatTranscript {
                     appendText(answer, 'thinking', block.text);
                 } else if (block.type === 'tool_use') {
                     answer.parts.push({ kind: 'tool', tool: { callId: block.id, name: block.name, arguments: block.input, status: 'running' } });
+                } else if (block.type === 'file_edit' && block.editId && edits[block.editId]) {
+                    const edit = edits[block.editId];
+                    answer.parts.push({ kind: 'tool', tool: agentWriteActivity(block.editId, { path: edit.path, absolutePath: edit.absolutePath, diff: edit.diff, created: edit.created }, edit.state) });
+                } else {
+                    const part = agentPartOf(block);
+                    if (part) {
+                        answer.parts.push(part);
+                    }
                 }
             }
             if (message.usage) {

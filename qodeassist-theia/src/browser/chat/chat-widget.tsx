@@ -327,7 +327,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     protected readonly actions: MessageActions = {
         answerPermission: (pending, answer) => this.controller.answerPermission(pending, answer),
         setEdit: (message, tools, state) => void this.controller.setEdit(message, tools, state),
-        openFile: path => void open(this.openers, URI.fromFilePath(path)),
+        openFile: (path, line) => void open(this.openers, URI.fromFilePath(path), line ? { selection: { start: { line: line - 1, character: 0 } } } : undefined),
         runErrorAction: (action, message) => void this.runErrorAction(action, message),
         openChat: chatId => void this.commands.executeCommand('qodeassist.chat.openSaved', chatId, this.storage().location),
         copy: message => void this.clipboard.writeText(copyText(message)),

@@ -3,7 +3,7 @@ import URI from '@theia/core/lib/common/uri';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { ProblemManager } from '@theia/markers/lib/browser/problem/problem-manager';
-import { ChatEvent, Diagnostic, PermissionAnswer, PermissionRequest, QodeAssistChatClient } from '../../common/chat-protocol';
+import { AcpPermissionAnswer, AcpPermissionRequest, ChatEvent, Diagnostic, PermissionAnswer, PermissionRequest, QodeAssistChatClient } from '../../common/chat-protocol';
 import { QodeAssistRefactorClient, RefactorProgress } from '../../common/refactor-protocol';
 import { toDiagnostics } from './diagnostics-conversion';
 import { ChatFileEdits } from './file-edits';
@@ -35,6 +35,7 @@ export class QodeAssistChatClientImpl implements QodeAssistChatClient, QodeAssis
     readonly onDidReceiveRefactorProgress: Event<{ id: string; progress: RefactorProgress[] }> = this.onRefactorProgressEmitter.event;
 
     private readonly permissionHandlers = new Map<string, (request: PermissionRequest) => Promise<PermissionAnswer>>();
+    private readonly agentPermissionHandlers = new Map<string, (request: AcpPermissionRequest) => Promise<AcpPermissionAnswer>>();
 
     onSessionEvents(sessionId: string, events: ChatEvent[]): void {
         this.onSessionEventsEmitter.fire({ sessionId, events });
@@ -48,6 +49,17 @@ export class QodeAssistChatClientImpl implements QodeAssistChatClient, QodeAssis
     async requestToolPermission(sessionId: string, request: PermissionRequest): Promise<PermissionAnswer> {
         const handler = this.permissionHandlers.get(sessionId);
         return handler ? handler(request) : 'deny';
+    }
+
+    /** The chat view showing this chat asks with the external agent's own options; without one, nothing is allowed. */
+    async requestAgentPermission(chatId: string, request: AcpPermissionRequest): Promise<AcpPermissionAnswer> {
+        const handler = this.agentPermissionHandlers.get(chatId);
+        return handler ? handler(request) : { cancelled: true };
+    }
+
+    setAgentPermissionHandler(chatId: string, handler: (request: AcpPermissionRequest) => Promise<AcpPermissionAnswer>): { dispose(): void } {
+        this.agentPermissionHandlers.set(chatId, handler);
+        return { dispose: () => this.agentPermissionHandlers.delete(chatId) };
     }
 
     async getDiagnostics(path?: string): Promise<Diagnostic[]> {

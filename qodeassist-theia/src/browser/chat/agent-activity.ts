@@ -32,7 +32,7 @@ export function applyPlan(parts: Array<{ kind: string }>, entries: AcpPlanEntry[
 
 /** A file an agent wrote through the editor, as the tool activity the transcript shows with Undo, from the chat's edit record. */
 export function agentWriteActivity(editId: string, record: FileEditRecord, state: StoredFileEdit['state']) {
-    return { callId: editId, name: record.created ? 'created by the agent' : 'edited by the agent', status: 'done' as const, edit: { id: editId, record, state } };
+    return { callId: editId, name: `${record.created ? 'create' : 'write'} ${record.path}`, status: 'done' as const, edit: { id: editId, record, state } };
 }
 
 /** A history block of an agent's answer as a part, or undefined for blocks that are not an agent's. */

@@ -89,8 +89,11 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
                 {nls.localize('qodeassist/chat/syncEditors', 'Open editors')}
             </label>
             <Pickers composer={composer} />
+            <AgentModes composer={composer} />
             <span className='qa-flex' />
-            {composer.estimate && <TokenCounter manifest={composer.estimate} expanded={composer.showManifest} toggle={() => composer.toggleManifest()} />}
+            {composer.externalAgent()
+                ? <AgentUsage usage={composer.agentUsage} />
+                : composer.estimate && <TokenCounter manifest={composer.estimate} expanded={composer.showManifest} toggle={() => composer.toggleManifest()} />}
             {busy && !summarizing
                 ? <button type='button' className='theia-button qa-stop' aria-label={nls.localize('qodeassist/chat/stop', 'Stop')}
                     title={nls.localize('qodeassist/chat/stopTitle', 'Stop the answer (what arrived stays)')} onClick={props.stop}>
@@ -136,6 +139,28 @@ function Pickers({ composer }: { composer: ChatComposer }): React.ReactElement {
             {composer.role && !role && <option value={composer.role}>{composer.role}</option>}
         </select>
     </span>;
+}
+
+/** An external agent's own figure: what it reported of its context window, or that it reports nothing (QodeAssist cannot know what it sends). */
+function AgentUsage({ usage }: { usage: { used: number; size: number; cost?: { amount: number; currency: string } } | undefined }): React.ReactElement {
+    const figure = usage ? `${formatTokens(usage.used)} / ${formatTokens(usage.size)}${usage.cost ? ` · ${usage.cost.amount.toFixed(2)} ${usage.cost.currency}` : ''}` : nls.localize('qodeassist/chat/agentNoUsage', 'no token counts');
+    const title = usage
+        ? nls.localize('qodeassist/chat/agentUsageTitle', 'The agent reports {0} tokens in its context of {1}', usage.used, usage.size)
+        : nls.localize('qodeassist/chat/agentNoUsageTitle', 'This agent assembles its own requests and reports no token counts');
+    return <span className='qa-token-counter' data-level='ok' data-agent-usage={usage ? 'reported' : 'none'} role='status' title={title} aria-label={title}>{figure}</span>;
+}
+
+/** The modes the external agent offers, when it announced any: switching asks the agent. */
+function AgentModes({ composer }: { composer: ChatComposer }): React.ReactElement | null {
+    const modes = composer.externalAgent() ? composer.agentSession?.modes : undefined;
+    if (!modes) {
+        return null;
+    }
+    return <select className='theia-select qa-agent-mode' value={modes.currentModeId} aria-label={nls.localize('qodeassist/chat/agentMode', 'Agent mode')}
+        title={modes.availableModes.find(mode => mode.id === modes.currentModeId)?.description ?? nls.localize('qodeassist/chat/agentMode', 'Agent mode')}
+        onChange={event => void composer.setAgentMode(event.target.value)}>
+        {modes.availableModes.map(mode => <option key={mode.id} value={mode.id} title={mode.description}>{mode.name}</option>)}
+    </select>;
 }
 
 function TokenCounter({ manifest, expanded, toggle }: { manifest: ContextManifest; expanded: boolean; toggle(): void }): React.ReactElement {

@@ -7,11 +7,12 @@ import { FileDialogService } from '@theia/filesystem/lib/browser/file-dialog/fil
 import { FileService } from '@theia/filesystem/lib/browser/file-service';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import {
-    AgentChoice, ATTACHMENT_LIMITS, ChatSendOptions, OpenedChat, QodeAssistChatService, RoleChoice, SkillChoice
+    ACP_AGENT_PREFIX, AgentChoice, AgentSessionState, ATTACHMENT_LIMITS, ChatEvent, ChatSendOptions, OpenedChat, QodeAssistChatService, RoleChoice, SkillChoice
 } from '../../common/chat-protocol';
 import { QodeAssistPreferences, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
 import { ChatComposerPort, OutgoingAttachment } from './chat-controller';
 import { applySuggestion, mentionsIn, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
+import { commandSuggestions, nextAgentState } from './agent-session-state';
 import { HeldImage, holdImage, ImageNotice, imagesNotTakenOf, localImageRefusal, noticeForAttached } from './chat-image-notice';
 import { chatCosts, ChatCosts, RequestUsage } from './chat-usage';
 
@@ -83,6 +84,10 @@ export class ChatComposer implements ChatComposerPort {
     roles: RoleChoice[] = [];
     protected skillChoices: SkillChoice[] = [];
     suggestions: Suggestions | undefined;
+    /** The external agent's modes and commands in this chat now, as its events told them. */
+    agentSession: AgentSessionState | undefined;
+    /** What the external agent last reported of its context window (it reports no per-request counts). */
+    agentUsage: { used: number; size: number; cost?: { amount: number; currency: string } } | undefined;
     estimate: ContextManifest | undefined;
     showManifest = false;
     /** Why the last message or attachment did not go. */
@@ -154,7 +159,29 @@ export class ChatComposer implements ChatComposerPort {
     }
 
     skills(): readonly SkillChoice[] {
-        return this.skillChoices;
+        // An external agent's `/command` is its own, sent as typed.
+        return this.externalAgent() ? [] : this.skillChoices;
+    }
+
+    externalAgent(): boolean {
+        return this.agent.startsWith(ACP_AGENT_PREFIX);
+    }
+
+    /** The chat's events: an external agent's modes and commands follow them. */
+    followAgent(events: readonly ChatEvent[]): void {
+        const next = events.reduce(nextAgentState, this.agentSession);
+        const usage = [...events].reverse().find(event => event.type === 'AcpUsage');
+        if (next !== this.agentSession || usage) {
+            this.agentSession = next;
+            this.agentUsage = usage?.type === 'AcpUsage' ? { used: usage.used, size: usage.size, ...(usage.cost ? { cost: usage.cost } : {}) } : this.agentUsage;
+            this.update();
+        }
+    }
+
+    /** Switches the external agent's mode (its session must be open: after the first message). */
+    async setAgentMode(modeId: string): Promise<void> {
+        const chat = this.chat;
+        await chat?.ensureChat().then(chatId => this.chatService.setAgentMode(chatId, modeId)).catch(error => this.showProblem(error instanceof Error ? error.message : String(error)));
     }
 
     hasAttachments(): boolean {
@@ -198,6 +225,7 @@ export class ChatComposer implements ChatComposerPort {
     }
 
     async follow(opened: OpenedChat): Promise<void> {
+        this.agentSession = opened.agentSession;
         if (opened.chat?.agent !== undefined) {
             this.agent = opened.chat.agent;
         }
@@ -413,7 +441,9 @@ export class ChatComposer implements ChatComposerPort {
             return;
         }
         let items: Suggestions['items'];
-        if (trigger.kind === 'skill') {
+        if (trigger.kind === 'skill' && this.externalAgent()) {
+            items = commandSuggestions(this.agentSession, trigger.query);
+        } else if (trigger.kind === 'skill') {
             items = this.skillChoices.filter(skill => skill.name.startsWith(trigger.query)).map(skill => ({ value: skill.name, detail: skill.description }));
         } else {
             const open = this.editors.all.filter(widget => widget.editor.uri.scheme === 'file').map(widget => this.relativePath(widget.editor.uri.path.fsPath()));

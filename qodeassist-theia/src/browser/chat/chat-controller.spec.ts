@@ -184,6 +184,10 @@ class FakeEventSource implements ChatEventSource {
 const OPTIONS: ChatSendOptions = { workspacePath: '/work/app', agent: 'claude-chat', role: 'reviewer', linked: ['/work/app/a.ts'] };
 
 class FakeComposer implements ChatComposerPort {
+    agentEvents: ChatEvent[] = [];
+    followAgent(events: readonly ChatEvent[]): void {
+        this.agentEvents.push(...events);
+    }
     attachments: OutgoingAttachment[] = [];
     /** The texts given back with `restoreDraft`. */
     restored: string[] = [];

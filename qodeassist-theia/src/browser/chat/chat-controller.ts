@@ -54,6 +54,8 @@ export interface ChatComposerPort {
     take(text: string): Promise<OutgoingAttachment[]>;
     /** The message the last `take` emptied did not go: `text` and its attachments wait in the composer again, before whatever was typed since. */
     restoreDraft(text: string): void;
+    /** The chat's events: an external agent's modes and commands follow them. */
+    followAgent(events: readonly ChatEvent[]): void;
     /** Shows why the message did not go; undefined clears it. */
     showProblem(reason: string | undefined): void;
     /** The token counter asks for a new estimate soon. */
@@ -453,6 +455,7 @@ export class ChatController implements Disposable {
             changed = this.transcript.apply(event) || changed;
             ended ||= event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled';
         }
+        this.deps.composer.followAgent(events);
         if (ended && this.permissions.some(pending => pending.agent)) {
             // An external agent's question outlives nothing: its turn ended, so it closes unanswered.
             this.permissions.filter(pending => pending.agent).forEach(pending => pending.answer('deny'));

@@ -125,3 +125,4 @@ export * from './acp/acp-errors';
 export * from './acp/acp-prompt';
 export * from './acp/acp-session';
 export * from './acp/acp-agent-client';
+export * from './acp/acp-agent-check';

@@ -1,8 +1,25 @@
 import type { ChatSkillSettings } from './chat-protocol';
-import type { ConfigIssue, LimitOverrides } from '@qodeassist/core';
+import type { AcpAgentTest, ConfigIssue, LimitOverrides } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 
-export type { ConfigIssue, LimitOverrides };
+export type { AcpAgentTest, ConfigIssue, LimitOverrides };
+
+/** An external coding agent (`acp/*.toml`) as the configuration view lists it. */
+export interface ExternalAgentSummary {
+    name: string;
+    description?: string;
+    /** The layer and file it comes from. */
+    layer: 'bundled' | 'user' | 'project';
+    file: string;
+    /** The command line it runs (long arguments cut, key shapes masked). */
+    commandLine: string;
+    enabled: boolean;
+    /** Where its program was found (outside the workspace), when it was. */
+    installedAt?: string;
+    /** Why it cannot start now, with how to install it. */
+    problem?: string;
+    homepage?: string;
+}
 
 export const QODEASSIST_CONFIG_PATH = '/services/qodeassist/config';
 
@@ -75,6 +92,8 @@ export interface ConfigOverview {
     pathRoots?: Array<{ path: string; label: string }>;
     /** Whether the project layer is read (the workspace is trusted), and what is skipped while not. */
     projectTrust?: ProjectTrustState;
+    /** The external agents of every layer (a project's only in a trusted workspace). */
+    externalAgents?: ExternalAgentSummary[];
 }
 
 export interface ProviderTest {
@@ -146,6 +165,8 @@ export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClien
     overview(workspacePath: string | undefined, skills?: ChatSkillSettings): Promise<ConfigOverview>;
     /** Lists the provider's models live: reachable with the list, or why not. */
     testProvider(workspacePath: string | undefined, provider: string): Promise<ProviderTest>;
+    /** Test of an external agent: starts it, runs the initialize handshake (protocol, name, version, capabilities) and stops it. */
+    testExternalAgent(workspacePath: string | undefined, name: string): Promise<AcpAgentTest>;
     /** Stores a key in the user's secrets file (owner-only); returns a note when an environment variable overrides it. */
     setKey(ref: string, value: string): Promise<string | undefined>;
     clearKey(ref: string): Promise<void>;

@@ -1,5 +1,5 @@
 import {
-    allowKeyOrigin, LimitOverrides, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    AcpAgentTest, acpAgentStatus, testAcpAgent, allowKeyOrigin, LimitOverrides, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
     syntheticContext, toErrorInfo, withRoster, WritableSecretsStore, projectLayerEntries, untrustedProjectNotice, skillRootsFor
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
@@ -86,8 +86,18 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
             projectFolder: workspacePath ? join(workspacePath, '.qodeassist') : undefined,
             // The user's own files (~/.qodeassist, ~/.claude) are shown under ~.
             pathRoots: [...(workspacePath ? [{ path: workspacePath, label: '' }] : []), { path: homedir(), label: '~' }],
-            projectTrust: await this.projectTrust(workspacePath)
+            projectTrust: await this.projectTrust(workspacePath),
+            externalAgents: await Promise.all([...configuration.acpAgents.values()].map(async entry => ({
+                name: entry.name, layer: entry.layer, file: entry.file.label, enabled: entry.enabled,
+                ...(entry.description ? { description: entry.description } : {}), ...(entry.homepage ? { homepage: entry.homepage } : {}),
+                ...await acpAgentStatus(entry, workspacePath ? [workspacePath] : [])
+            })))
         };
+    }
+
+    async testExternalAgent(workspacePath: string | undefined, name: string): Promise<AcpAgentTest> {
+        const entry = this.configurations.forWorkspace(workspacePath).current.acpAgents.get(name);
+        return entry ? testAcpAgent(entry, workspacePath ? [workspacePath] : []) : { status: 'error', message: `There is no external agent "${name}".` };
     }
 
     async testProvider(workspacePath: string | undefined, name: string, timeoutMs = 10_000): Promise<ProviderTest> {

@@ -109,4 +109,21 @@ describe('an external agent in the chat, in Chromium: plan, tool calls, its perm
         assert.deepEqual(await page.locator('.qa-chat .qa-agent-call .qa-agent-call-title').allTextContents(), ['Read src/app.ts', 'Edit src/app.ts']);
         assert.match(await page.locator('.qa-chat .qa-agent-plan-title').textContent() ?? '', /2 of 2/);
     });
+
+    it('the configuration view lists the agents: installed or not found with how to install, the command, and a Test handshake', async () => {
+        await runCommand(page, 'QodeAssist: Open Configuration');
+        const section = page.locator('[data-section=external-agents]');
+        await section.waitFor({ state: 'visible', timeout: 20_000 });
+        const scripted = section.locator('tr[data-external-agent=scripted]');
+        assert.equal(await scripted.getAttribute('data-installed'), 'yes');
+        const claude = section.locator('tr[data-external-agent=claude-code]');
+        assert.equal(await claude.getAttribute('data-installed'), 'no');
+        assert.match(await claude.textContent() ?? '', /npm install -g @agentclientprotocol\/claude-agent-acp/);
+        assert.match(await claude.locator('code').textContent() ?? '', /^claude-agent-acp$/);
+        await scripted.locator('[data-action=test-external-agent]').click();
+        await scripted.locator('[data-status=ok]').waitFor({ state: 'visible', timeout: 30_000 });
+        assert.match(await scripted.locator('[data-status=ok]').textContent() ?? '', /Scripted agent 1\.0\.0 · ACP v1 · takes images, embedded files, loading sessions/);
+        await section.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: screenshotPath('acp-configuration') });
+    });
 });

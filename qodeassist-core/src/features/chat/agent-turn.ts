@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { findAgentProgram } from '../../acp/agent-process';
+import { acpAgentStatus } from '../../acp/acp-agent-check';
 import { AcpEvent } from '../../acp/acp-events';
 import { AcpPromptFile, AcpPromptImage, AcpPromptInput } from '../../acp/acp-prompt';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
@@ -57,10 +57,7 @@ export async function externalAgentChoices(configurations: ConfigurationProvider
         } else if (!trusted) {
             unavailable = `External agents run only in a trusted workspace. ${TRUST_ADVICE}.`;
         } else {
-            unavailable = await findAgentProgram({ name: entry.name, command: entry.command }, [workspacePath]).then(
-                () => undefined,
-                () => `${entry.command} is not installed (not found on PATH outside the workspace).${entry.install ? ` Install it: ${entry.install}` : ''}`
-            );
+            unavailable = (await acpAgentStatus(entry, [workspacePath])).problem;
         }
         return {
             name: `${ACP_AGENT_PREFIX}${entry.name}`, model: entry.command, provider: 'ACP', kind: 'acp', inRoster: false, images: true,

@@ -6,12 +6,13 @@ import * as React from '@theia/core/shared/react';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { QodeAssistProjectTrust } from '../trust/project-trust';
 import { ProjectTrustNotice } from '../trust/project-trust-notice';
-import { ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
+import { AcpAgentTest, ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
 import { McpServerState, McpServerStatus, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistRefactorService, SavedInstruction } from '../../common/refactor-protocol';
 import { QodeAssistPreferences, skillSettingsOf } from '../qodeassist-preferences';
 import { ConfigurationTarget, focusPlaceOf } from '../shared/configuration-target';
 import { displayPath, displayPathsIn, PathRoot } from './display-path';
+import { ExternalAgentsSection } from './external-agents-section';
 import { ProblemsSection } from './problems-section';
 import { FocusRequest, focusRef, NewProviderForm, ProvidersSection } from './providers-section';
 
@@ -54,6 +55,7 @@ export class ConfigurationWidget extends ReactWidget {
 
     protected overview: ConfigOverview | undefined;
     protected tests: Record<string, ProviderTest | 'testing'> = {};
+    protected agentTests: Record<string, AcpAgentTest | 'testing'> = {};
     protected preview: { agent: string; kind: 'body' | 'profile'; text: string } | undefined;
     protected rosters: Record<string, string[]> = {};
     protected instructions: SavedInstruction[] = [];
@@ -195,6 +197,14 @@ export class ConfigurationWidget extends ReactWidget {
         this.update();
     }
 
+    protected async testExternalAgent(name: string): Promise<void> {
+        this.agentTests = { ...this.agentTests, [name]: 'testing' };
+        this.update();
+        const result = await this.service.testExternalAgent(this.workspacePath, name).catch((error: Error) => ({ status: 'error' as const, message: error.message }));
+        this.agentTests = { ...this.agentTests, [name]: result };
+        this.update();
+    }
+
     protected async setKey(ref: string, variable: string): Promise<void> {
         const value = await this.quickInput.input({
             title: nls.localize('qodeassist/config/setKeyTitle', 'API key "{0}"', ref), password: true,
@@ -271,6 +281,8 @@ export class ConfigurationWidget extends ReactWidget {
                 setForm={form => { this.form = form; this.update(); }} test={provider => void this.test(provider)} setKey={(ref, variable) => void this.setKey(ref, variable)}
                 clearKey={ref => void this.run(() => this.service.clearKey(ref))} addProvider={() => void this.addProvider()} openFile={file => this.openFile(file)} />
             {this.renderAgents(overview, focus)}
+            <ExternalAgentsSection agents={overview.externalAgents ?? []} tests={this.agentTests} roots={this.roots}
+                test={name => void this.testExternalAgent(name)} openFile={file => this.openFile(file)} />
             {this.renderRosters(overview)}
             {this.renderRoles(overview)}
             {this.renderTools(overview)}

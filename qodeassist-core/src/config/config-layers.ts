@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigFile } from './config-file';
 import { KEY_ORIGINS_FILE } from './key-origins';
 
@@ -34,8 +34,22 @@ export interface ConfigLayer {
     bundledRoot?: string;
 }
 
-/** The default roots: the bundled packages as installed, `~/.qodeassist`, and the workspace's `.qodeassist`. */
-export function defaultConfigRoots(workspace?: string, home = homedir()): ConfigRoots {
+/** The variable naming the folder that stands for the user's home for QodeAssist (see qodeassistHome). */
+export const STATE_DIR_VARIABLE = 'QODEASSIST_STATE_DIR';
+
+/**
+ * The folder whose `.qodeassist` holds the user's QodeAssist files — configuration, chats kept per
+ * user, MCP consents, the key file where no keyring answers — and whose `.claude/skills` the user's
+ * skills: `QODEASSIST_STATE_DIR` when set (a persistent volume, where a pod's home is thrown away
+ * at every restart), else the user's home.
+ */
+export function qodeassistHome(env: Readonly<Record<string, string | undefined>> = process.env, home = homedir()): string {
+    const stateDir = env[STATE_DIR_VARIABLE]?.trim();
+    return stateDir ? resolve(stateDir) : home;
+}
+
+/** The default roots: the bundled packages as installed, `~/.qodeassist` (or the state dir's), and the workspace's `.qodeassist`. */
+export function defaultConfigRoots(workspace?: string, home = qodeassistHome()): ConfigRoots {
     return {
         bundledAgents: dirname(require.resolve('@qodeassist/agents/package.json')),
         bundledProviders: dirname(require.resolve('@qodeassist/providers/package.json')),

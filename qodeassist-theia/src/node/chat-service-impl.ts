@@ -1,6 +1,5 @@
-import { ChatFeature, ChatOwners, ChatStore, ContentRef, ContextManifest, ImagesNotTakenError, QodeAssistRuntime, StoredFileEdit } from '@qodeassist/core';
+import { ChatFeature, ChatOwners, ChatStore, ContentRef, ContextManifest, ImagesNotTakenError, qodeassistHome, QodeAssistRuntime, StoredFileEdit } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
-import { homedir } from 'node:os';
 import { ConfigurationProvider, QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
 import { EventCoalescer } from './event-coalescer';
@@ -198,6 +197,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     }
 }
 
+/** The folder standing for the user's home for QodeAssist: QODEASSIST_STATE_DIR (a persistent volume on Theia Cloud), else the home. */
 export function defaultUserHome(): string {
-    return homedir();
+    return qodeassistHome();
 }

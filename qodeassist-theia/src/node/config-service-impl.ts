@@ -1,11 +1,10 @@
 import {
-    AcpAgentTest, acpAgentStatus, testAcpAgent, allowKeyOrigin, LimitOverrides, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    AcpAgentTest, acpAgentStatus, testAcpAgent, qodeassistHome, allowKeyOrigin, LimitOverrides, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
     syntheticContext, toErrorInfo, withRoster, WritableSecretsStore, projectLayerEntries, untrustedProjectNotice, skillRootsFor
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ChatSkillSettings } from '../common/chat-protocol';
 import { ConfigOverview, ProjectTrustState, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SetupChoice, SetupPreset, SetupState } from '../common/config-protocol';
@@ -85,7 +84,7 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
             modelOverrides: { ...configuration.modelOverrides },
             projectFolder: workspacePath ? join(workspacePath, '.qodeassist') : undefined,
             // The user's own files (~/.qodeassist, ~/.claude) are shown under ~.
-            pathRoots: [...(workspacePath ? [{ path: workspacePath, label: '' }] : []), { path: homedir(), label: '~' }],
+            pathRoots: [...(workspacePath ? [{ path: workspacePath, label: '' }] : []), { path: qodeassistHome(), label: '~' }],
             projectTrust: await this.projectTrust(workspacePath),
             externalAgents: await Promise.all([...configuration.acpAgents.values()].map(async entry => ({
                 name: entry.name, layer: entry.layer, file: entry.file.label, enabled: entry.enabled,

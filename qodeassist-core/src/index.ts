@@ -20,6 +20,7 @@ export * from './wire/tool-loop-runner';
 export * from './wire/client-apis';
 export * from './wire/model-listing';
 export * from './config/secrets-store';
+export * from './config/key-files';
 export * from './session/session-events';
 export * from './session/session';
 export * from './config/config-issue';

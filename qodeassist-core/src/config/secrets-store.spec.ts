@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QodeAssistError } from '../wire/error-info';
 import { KnownSecrets } from '../wire/redaction';
+import { sharedFolderProblem } from './key-files';
 import {
     ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, environmentVariableFor, FileSecretsStore, RecordingSecretsStore, RecordingWritableSecretsStore
 } from './secrets-store';
@@ -82,5 +83,41 @@ describe('secrets stores', () => {
         await store.delete('qodeassist-mcp-server-token');
         assert.equal(await store.get('qodeassist-mcp-server-token'), undefined);
         assert.deepEqual(known.list(), ['mcp-token-abcdef012345']);
+    });
+});
+
+describe('sharedFolderProblem: where a key file may not go', () => {
+    const uid = process.getuid?.() ?? 0;
+    let root: string;
+    beforeEach(() => { root = mkdtempSync(join(tmpdir(), 'qodeassist-shared-')); });
+    afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+    const cases: Array<[string, number, { readable?: boolean }, RegExp | undefined]> = [
+        ['private', 0o700, {}, undefined],
+        ['readable by others, the .qodeassist folder (its file is 0600)', 0o755, {}, undefined],
+        ['readable by others, the home (a world-readable volume)', 0o755, { readable: true }, /open to other users \(mode 755\)/],
+        ['group-writable (a volume with an fsGroup)', 0o770, {}, /mode 770/],
+        ['writable by anyone', 0o777, {}, /mode 777/],
+        ['readable by its group only, the home', 0o750, { readable: true }, undefined]
+    ];
+    for (const [name, mode, options, problem] of cases) {
+        it(name, () => {
+            chmodSync(root, mode);
+            const found = sharedFolderProblem(root, options, 'linux', uid);
+            if (problem) {
+                assert.match(found ?? '', problem);
+            } else {
+                assert.equal(found, undefined);
+            }
+        });
+    }
+
+    it('a folder of another user', () => {
+        assert.match(sharedFolderProblem(root, {}, 'linux', uid + 1) ?? '', /belongs to another user/);
+    });
+
+    it('nothing on Windows, nothing for a folder that is not there yet', () => {
+        assert.equal(sharedFolderProblem(root, {}, 'win32', uid + 1), undefined);
+        assert.equal(sharedFolderProblem(join(root, 'missing'), {}, 'linux', uid), undefined);
     });
 });

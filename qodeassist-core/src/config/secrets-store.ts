@@ -1,6 +1,7 @@
 import { parse as parseDotEnv } from 'dotenv';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { bothKeyWaysError, KEY_FILE_SUFFIX, readKeyFile, sharedFolderProblem, watchKeyFiles } from './key-files';
 import { QodeAssistError } from '../wire/error-info';
 import { KnownSecrets, PROCESS_SECRETS } from '../wire/redaction';
 
@@ -33,8 +34,20 @@ function nonBlank(value: string | undefined): string | undefined {
 export class EnvironmentSecretsStore implements SecretsStore {
     constructor(private readonly env: Readonly<Record<string, string | undefined>> = process.env) { }
 
+    /** `<REF>_API_KEY`, or the key in the file `<REF>_API_KEY_FILE` names (read again each time); both set is an error. */
     async get(ref: string): Promise<string | undefined> {
-        return nonBlank(this.env[environmentVariableFor(ref)]);
+        const variable = environmentVariableFor(ref);
+        const direct = nonBlank(this.env[variable]);
+        const file = nonBlank(this.env[`${variable}${KEY_FILE_SUFFIX}`]);
+        if (direct && file) {
+            throw bothKeyWaysError(variable);
+        }
+        return file ? readKeyFile(`${variable}${KEY_FILE_SUFFIX}`, file) : direct;
+    }
+
+    /** Tells `listener` when a key file this environment names changes (a rotated Secret). */
+    onDidChange(listener: () => void): () => void {
+        return watchKeyFiles(this.env, listener);
     }
 }
 
@@ -62,7 +75,22 @@ export class FileSecretsStore implements WritableSecretsStore {
         return nonBlank(this.read()[ref]);
     }
 
+    /**
+     * Stores a key — unless the folders it would be kept in are shared with others (a volume of
+     * many users, a world-readable home): then it is refused with how to provide the key instead.
+     */
     async set(ref: string, value: string): Promise<void> {
+        const folder = dirname(this.path);
+        // `~/.qodeassist/secrets.json`: the home around it counts too (a shared volume mounted as the home).
+        const problem = sharedFolderProblem(folder) ?? (basename(folder) === '.qodeassist' ? sharedFolderProblem(dirname(folder), { readable: true }) : undefined);
+        if (problem) {
+            const variable = environmentVariableFor(ref);
+            throw new QodeAssistError({
+                category: 'Config',
+                message: `The key was not stored: no keyring answers here and ${problem}, so a key file there could be read by others. `
+                    + `Provide it instead as a file named by ${variable}${KEY_FILE_SUFFIX} (e.g. a mounted Kubernetes Secret), or as ${variable} in the environment of the IDE backend.`
+            });
+        }
         this.write({ ...this.read(), [ref]: value });
     }
 

@@ -1,4 +1,4 @@
-import { ProviderLauncher, QodeAssistRuntime, WritableSecretsStore } from '@qodeassist/core';
+import { ProviderLauncher, QodeAssistRuntime, watchKeyFiles, WritableSecretsStore } from '@qodeassist/core';
 import { interfaces } from '@theia/core/shared/inversify';
 import { QodeAssistSecretsStore, QodeAssistUserHome, QodeAssistWritableSecrets } from './backend-symbols';
 import { ConnectionLog } from './connection-log';
@@ -20,7 +20,15 @@ export function createConnectionRuntime(container: interfaces.Container): QodeAs
     const limits = container.isBound(ConnectionLimitOverrides) ? container.get(ConnectionLimitOverrides) : undefined;
     return new QodeAssistRuntime({
         secrets: container.get(QodeAssistSecretsStore),
-        onSecretsChange: listener => writable.onDidChange?.(() => listener()) ?? (() => undefined),
+        // A key set in the UI, or a key file of the environment rotated (a Kubernetes Secret updated in place).
+        onSecretsChange: listener => {
+            const stopStore = writable.onDidChange?.(() => listener());
+            const stopFiles = watchKeyFiles(process.env, listener);
+            return () => {
+                stopStore?.();
+                stopFiles();
+            };
+        },
         hostModels: container.isBound(TheiaHostModels) ? container.get(TheiaHostModels) : undefined,
         logger: container.isBound(ConnectionLog) ? container.get(ConnectionLog) : undefined,
         sessionServices: limits ? { limits: () => limits.current() } : undefined,

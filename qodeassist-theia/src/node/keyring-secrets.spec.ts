@@ -48,7 +48,9 @@ describe('KeyringSecretsStore: keys in the OS keyring, the 0600 file where there
     beforeEach(() => {
         root = mkdtempSync(join(tmpdir(), 'qodeassist-keyring-'));
         file = join(root, 'home', '.qodeassist', 'secrets.json');
-        mkdirSync(join(root, 'home', '.qodeassist'), { recursive: true });
+        // A home private to its user, as a fresh Debian/Ubuntu account or a container's /root has.
+        mkdirSync(join(root, 'home'), { mode: 0o700 });
+        mkdirSync(join(root, 'home', '.qodeassist'), { mode: 0o700 });
         writeFileSync(file, JSON.stringify({ older: 'sk-older-in-file' }), { mode: 0o600 });
         mkdirSync(join(root, 'runtime'), { mode: 0o700 });
         // A session of its own: never the developer's real keyring or bus.
@@ -69,6 +71,16 @@ describe('KeyringSecretsStore: keys in the OS keyring, the 0600 file where there
         const { seen } = await run(process.execPath, ['-e', SCENARIO], baseEnv);
         assert.deepEqual(seen, { location: 'file', afterSet: 'sk-ant-keyring-0123', older: 'sk-older-in-file', afterDelete: null });
         assert.equal(statSync(file).mode & 0o777, 0o600);
+    });
+
+    it('without a keyring, a home others can read or write (a shared volume) gets no key file: the key is refused with how to provide it', async () => {
+        for (const mode of [0o755, 0o777, 0o770, 0o705]) {
+            chmodSync(join(root, 'home'), mode);
+            const store = new KeyringSecretsStore(undefined, new FileSecretsStore(file));
+            await assert.rejects(store.set('anthropic', 'sk-ant-shared-0123'), (error: Error) =>
+                /no keyring answers here and .*home is open to other users \(mode \d+\).*ANTHROPIC_API_KEY_FILE.*ANTHROPIC_API_KEY in the environment/.test(error.message));
+            assert.ok(!readFileSync(file, 'utf8').includes('sk-ant-shared-0123'), `mode ${mode.toString(8)}: the key was not written`);
+        }
     });
 
     it('a keyring that answers reads but refuses writes (locked) leaves the key in the file, not lost', async () => {

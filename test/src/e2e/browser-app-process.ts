@@ -60,7 +60,8 @@ export class BrowserAppProcess {
             writeFileSync(join(this.workspace, path), text);
         }
         const home = this.home;
-        mkdirSync(home, { recursive: true });
+        // A home private to its user (as a fresh account's is): keys set in the UI may be kept there when no keyring answers.
+        mkdirSync(home, { recursive: true, mode: 0o700 });
         const keyOrigins = options.allowProviderKeys === false ? {} : keyOriginsFor(options.files ?? {});
         for (const [path, text] of Object.entries({ ...keyOrigins, ...options.userFiles })) {
             mkdirSync(dirname(join(home, path)), { recursive: true });

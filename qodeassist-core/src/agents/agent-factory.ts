@@ -2,6 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import * as nunjucks from 'nunjucks';
 import { AcpAgentEntry } from '../config/acp-agent-config';
+import { originOf } from '../config/key-origins';
+import { agentForbidden, MANAGED_LABEL, ManagedPolicy, originAllowed } from '../config/managed-policy';
 import { ConfigFile } from '../config/config-file';
 import { ConfigIssue, findKeyLine } from '../config/config-issue';
 import { ConfigLayer, ConfigRoots, readConfigFile } from '../config/config-layers';
@@ -62,6 +64,8 @@ export interface Configuration {
     modelOverrides: Readonly<Record<string, string>>;
     /** External coding agents (`acp/*.toml`), enabled or not; the chat offers the enabled ones whose program is found. */
     acpAgents: ReadonlyMap<string, AcpAgentEntry>;
+    /** What the administrator allows (QODEASSIST_MANAGED_DIR); absent: no managed folder. */
+    policy?: ManagedPolicy;
     /** Every problem found, per file; one broken file never hides the others. */
     issues: readonly ConfigIssue[];
 }
@@ -80,6 +84,7 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
     const issues: ConfigIssue[] = [...source.issues];
     const { roles, modelOverrides } = source;
     const { providers, leftOut } = withoutDisabledProviders(source, issues);
+    applyPolicy(source, providers, leftOut, issues);
     issues.push(...launchIssues(providers.values()));
     const environment = createTemplateEnvironment(source.layers.map(layer => layer.partialsDir));
     environment.addGlobal('agent_role', (id: string) => {
@@ -111,7 +116,43 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
         }
     }
     const rosters = checkRosters(source, agents, abstractAgents, leftOut, issues);
-    return { providers, agents, abstractAgents, roles, rosters, modelOverrides, acpAgents: source.acpAgents ?? new Map(), issues };
+    const acpAgents = new Map([...source.acpAgents ?? []].filter(([name]) => !agentForbidden(source.policy, `acp:${name}`)));
+    return { providers, agents, abstractAgents, roles, rosters, modelOverrides, acpAgents, ...(source.policy ? { policy: source.policy } : {}), issues };
+}
+
+/**
+ * The administrator's policy: a provider whose URL origin is not allowed is left out with its
+ * agents, and so is every forbidden agent — each with a notice saying it is managed by the
+ * administrator (a user or project file cannot bring them back: the policy is applied last).
+ */
+function applyPolicy(source: ConfigurationSource, providers: Map<string, LoadedProvider>, leftOut: Set<string>, issues: ConfigIssue[]): void {
+    const policy = source.policy;
+    if (!policy) {
+        return;
+    }
+    const policyFile = policy.file?.label ?? policy.dir;
+    for (const [name, provider] of providers) {
+        if (originAllowed(policy, provider.url)) {
+            continue;
+        }
+        providers.delete(name);
+        for (const agent of source.agents.values()) {
+            if (!agent.abstract && agent.table.provider_instance === name) {
+                leftOut.add(agent.name);
+            }
+        }
+        issues.push({
+            severity: 'notice', file: provider.file.label, field: 'url',
+            message: `provider "${name}" is ${MANAGED_LABEL}: its URL origin ${originOf(provider.url) ?? provider.url} is not among the allowed ones (${policyFile}), so it and its agents are left out`,
+            fix: 'ask your administrator to allow that origin, or use a provider at an allowed one'
+        });
+    }
+    for (const agent of source.agents.values()) {
+        if (!agent.abstract && !leftOut.has(agent.name) && agentForbidden(policy, agent.name)) {
+            leftOut.add(agent.name);
+            issues.push({ severity: 'notice', file: policyFile, field: 'forbidden_agents', message: `agent "${agent.name}" is ${MANAGED_LABEL}: it may not be used` });
+        }
+    }
 }
 
 /** How many agent names a disabled provider's notice lists before it only counts the rest. */

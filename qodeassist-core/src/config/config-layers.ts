@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigFile } from './config-file';
 import { KEY_ORIGINS_FILE } from './key-origins';
+import { managedDir } from './managed-policy';
 
 /** Where configuration comes from; later layers shadow earlier ones by name (project > user > bundled). */
 export interface ConfigRoots {
@@ -14,9 +15,11 @@ export interface ConfigRoots {
     user?: string;
     /** `<workspace>/.qodeassist` */
     project?: string;
+    /** The administrator's folder (QODEASSIST_MANAGED_DIR): a layer above all others, and its policy.toml. */
+    managed?: string;
 }
 
-export type LayerName = 'bundled' | 'user' | 'project';
+export type LayerName = 'bundled' | 'user' | 'project' | 'managed';
 
 export interface ConfigLayer {
     name: LayerName;
@@ -54,7 +57,8 @@ export function defaultConfigRoots(workspace?: string, home = qodeassistHome()):
         bundledAgents: dirname(require.resolve('@qodeassist/agents/package.json')),
         bundledProviders: dirname(require.resolve('@qodeassist/providers/package.json')),
         user: join(home, '.qodeassist'),
-        project: workspace ? join(workspace, '.qodeassist') : undefined
+        project: workspace ? join(workspace, '.qodeassist') : undefined,
+        ...(managedDir() ? { managed: managedDir() } : {})
     };
 }
 
@@ -64,7 +68,8 @@ export function configLayers(roots: ConfigRoots): ConfigLayer[] {
         rolesDir: join(roots.bundledAgents, 'roles'), partialsDir: join(roots.bundledAgents, 'partials'), acpDir: join(roots.bundledAgents, 'acp'),
         bundledRoot: dirname(roots.bundledAgents)
     }];
-    for (const [name, root] of [['user', roots.user], ['project', roots.project]] as const) {
+    // The administrator's layer comes last: what it defines, no user or project file shadows.
+    for (const [name, root] of [['user', roots.user], ['project', roots.project], ['managed', roots.managed]] as const) {
         if (root) {
             layers.push({
                 name, providersDir: join(root, 'providers'), agentsDir: join(root, 'agents'), rolesDir: join(root, 'roles'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CLIENT_API_INFO } from '../wire/client-apis';
 import { AcpAgentEntry, loadAcpAgents } from './acp-agent-config';
+import { loadManagedPolicy, ManagedPolicy } from './managed-policy';
 import { ConfigFile, loadTomlFile, readJson, schemaIssues } from './config-file';
 import { ConfigIssue, didYouMean, findKeyLine } from './config-issue';
 import { ConfigLayer, configLayers, ConfigRoots, LayerName, readConfigFile, readConfigFiles } from './config-layers';
@@ -42,6 +43,8 @@ export interface ConfigurationSource {
     /** The roster lists as written (later layers replace a pipeline's list), with where each came from. */
     rosters: Record<Pipeline, { agents: string[]; file?: ConfigFile }>;
     modelOverrides: Record<string, string>;
+    /** The administrator's policy (QODEASSIST_MANAGED_DIR's policy.toml), when there is a managed folder. */
+    policy?: ManagedPolicy;
     /** `acp/*.toml` of every layer, later layers shadowing earlier ones by name (absent: none read). */
     acpAgents?: Map<string, AcpAgentEntry>;
     issues: ConfigIssue[];
@@ -70,7 +73,7 @@ export function readConfigurationSource(roots: ConfigRoots): ConfigurationSource
     }
     return {
         layers, providers, agents, roles, rosters: readRosters(layers, issues), modelOverrides: loadModelOverrides(layers, issues),
-        acpAgents: loadAcpAgents(layers, issues), issues
+        acpAgents: loadAcpAgents(layers, issues), ...(roots.managed ? { policy: loadManagedPolicy(roots.managed, issues) } : {}), issues
     };
 }
 

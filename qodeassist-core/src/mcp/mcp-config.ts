@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { environmentPolicy, MANAGED_LABEL, ManagedPolicy, mcpServerAllowed } from '../config/managed-policy';
 import { z } from 'zod';
 
 /** How long the hub waits for a server, in milliseconds. Generous by default: slow servers are common, short fixed limits are not wanted. */
@@ -61,10 +62,12 @@ export interface McpConfigFiles {
     user: string;
     /** `<workspace>/.qodeassist/mcp.json`: a server of the same name replaces the user's. */
     project?: string;
+    /** The administrator's policy, read at each load (a ConfigMap changes in place): only the servers it allows run. */
+    policy?: () => ManagedPolicy | undefined;
 }
 
 export function defaultMcpConfigFiles(userHome: string, workspace?: string): McpConfigFiles {
-    return { user: join(userHome, '.qodeassist', 'mcp.json'), project: workspace ? join(workspace, '.qodeassist', 'mcp.json') : undefined };
+    return { user: join(userHome, '.qodeassist', 'mcp.json'), project: workspace ? join(workspace, '.qodeassist', 'mcp.json') : undefined, policy: environmentPolicy };
 }
 
 /** Reads the user's and the project's mcp.json (common `{"mcpServers": {…}}` format); a missing file is no servers, a broken one an issue. */
@@ -104,7 +107,15 @@ export function loadMcpConfig(files: McpConfigFiles): { servers: McpServerConfig
                 : { name, source: file, transport: server.type === 'sse' ? 'sse' : 'http', url: server.url, headers: server.headers ?? {}, disabled: server.disabled ?? false, timeouts: limits });
         }
     }
-    return { servers: [...byName.values()], issues };
+    const policy = files.policy?.();
+    const servers = [...byName.values()].filter(server => {
+        if (mcpServerAllowed(policy, server.transport === 'stdio' ? { command: server.command, args: server.args } : { url: server.url })) {
+            return true;
+        }
+        issues.push({ file: server.source, message: `the server "${server.name}" is ${MANAGED_LABEL}: it is not among the MCP servers allowed (${policy?.file?.label ?? policy?.dir}), so it does not run.` });
+        return false;
+    });
+    return { servers, issues };
 }
 
 /** A remote tool's name as the model sees it: `mcp_<server>_<tool>`, safe for every provider (letters, digits, `_`, `-`; at most 64). */

@@ -1,8 +1,10 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { configuredAgentResolver, sessionAgentFor } from '../agents/agent-request';
 import { ResolvedAgent } from '../agents/agent-factory';
 import { ConfigurationService } from '../agents/configuration-service';
 import { ProviderLauncher, withProviderLaunch } from './provider-launcher';
+import { environmentPolicy } from '../config/managed-policy';
+import { SpendLedger } from './spend-ledger';
 import { SecretsStore } from '../config/secrets-store';
 import { ContentLoader } from '../context/content-loader';
 import { ContextAssembler } from '../context/context-assembler';
@@ -109,6 +111,7 @@ export class QodeAssistRuntime {
                 ...this.options.sessionServices,
                 assembler: this.assembler, estimator: this.estimator, hostModels: this.options.hostModels, logger: this.options.logger,
                 reassembleRounds: purpose === 'conversation',
+                ...this.spendFor(configuration),
                 // A suggestion that takes half a minute or runs to chat lengths is not one: completion ends far sooner.
                 limitDefaults: { ...purpose === 'completion' ? COMPLETION_LIMIT_DEFAULTS : {}, ...this.options.sessionServices?.limitDefaults }
             }, purpose === 'completion' ? 1 : 2);
@@ -117,9 +120,20 @@ export class QodeAssistRuntime {
         return manager;
     }
 
+    /** The user's spend ledger against the administrator's daily limit; none without a home to keep it in. */
+    private spendFor(configuration: ConfigurationService): Pick<SessionServices, 'spend'> {
+        const home = this.options.userHome;
+        if (!home) {
+            return {};
+        }
+        const ledger = SpendLedger.at(join(home, '.qodeassist', 'spend.json'));
+        return { spend: { check: () => ledger.check(configuration.current.policy), record: cost => ledger.record(cost) } };
+    }
+
     /** The tools of one chat or refactor: the built-in ones confined to its workspace, plus the host's extra tools. */
     toolKit(request: Omit<ToolKitRequest, 'extraTools'>): ToolKitExecutor {
-        return createToolKit({ ...request, extraTools: this.options.extraTools?.(request.workspace) });
+        // The administrator's ceiling holds for every tool kit: the chat's, the refactor's, Theia AI's, the MCP server's.
+        return createToolKit({ ...request, policy: request.policy ?? environmentPolicy(), extraTools: this.options.extraTools?.(request.workspace) });
     }
 
     /** The environment block's facts for a request; the workspace's git branch is read again at most every few seconds. */

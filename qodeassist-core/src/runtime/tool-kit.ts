@@ -1,4 +1,5 @@
 import { HistoryMessage } from '../context/conversation-history';
+import { ManagedPolicy, permissionAllowed } from '../config/managed-policy';
 import { Diagnostic } from '../ports/diagnostics';
 import { PermissionAnswer, PermissionRequest } from '../ports/permission-prompt';
 import { createBuiltinTools } from '../tools/builtin-tools';
@@ -71,6 +72,8 @@ export interface ToolKitRequest {
      * place (configuration, ignore rules) still asks through the host.
      */
     confirmedByCaller?: boolean;
+    /** The administrator's policy: its tool permission ceiling applies. */
+    policy?: ManagedPolicy;
 }
 
 /** Built-in tools that start programs in the workspace: offered only in a trusted one. */
@@ -88,10 +91,13 @@ export function createToolKit(request: ToolKitRequest): ToolKitExecutor {
         diagnostics: getDiagnostics ? { get: async path => getDiagnostics(path) } : undefined,
         originalHistory: request.originalHistory
     });
-    const offered = request.projectTrusted ? tools : tools.filter(tool => !RUNS_PROGRAMS.has(tool.name));
+    // The administrator's ceiling: a tool needing more than it allows is never offered, built-in or MCP.
+    const allowed = (tool: AnyTool) => permissionAllowed(request.policy, tool.permission);
+    const offered = (request.projectTrusted ? tools : tools.filter(tool => !RUNS_PROGRAMS.has(tool.name))).filter(allowed);
     registry.register(() => offered);
-    if (request.extraTools) {
-        registry.register(request.extraTools);
+    const extraTools = request.extraTools;
+    if (extraTools) {
+        registry.register(() => extraTools().filter(allowed));
     }
     const writeDocument = host?.writeDocument?.bind(host);
     return new ToolKitExecutor(registry, ownerId, {

@@ -64,6 +64,8 @@ export interface SessionServices {
     reassembleRounds?: boolean;
     /** The IDE's own language models, for agents with client_api "theia"; absent outside an IDE. */
     hostModels?: HostModels;
+    /** The user's spend today: checked before each request (a limit may refuse it), each request's cost added when it ends. */
+    spend?: { check(): void; record(cost: UsageCost | undefined): void };
 }
 
 export interface ToolPolicy {
@@ -221,6 +223,7 @@ export class Session {
             const logger = this.services.logger;
             logger?.log('info', 'qodeassist.session', `request ${requestId}: ${this.agent.name} (${this.agent.model}) at ${this.agent.url}, ~${assembly.manifest.estimate} tokens of ${assembly.manifest.limit}`);
             logger?.log('debug', 'qodeassist.context', `request ${requestId} (${this.agent.name}) manifest:\n${formatManifest(assembly.manifest)}`);
+            this.services.spend?.check();
             await this.agent.ensureReachable?.(signal);
             if (signal.aborted) {
                 throw new CancelledError();
@@ -245,8 +248,10 @@ export class Session {
                 : undefined;
             const onRound = (turn: AssistantTurn, results: readonly ToolResultInput[]) => {
                 this.recordRound(turn, results, sent.usage);
-                // The next request of the loop has a usage (and a cost) of its own.
+                this.services.spend?.record(sent.usage?.cost);
+                // The next request of the loop has a usage (and a cost) of its own, if the day's spend allows it.
                 sent.usage = undefined;
+                this.services.spend?.check();
                 sent.round++;
                 // A replayed continuation was never measured: its Usage must not calibrate against the first request.
                 if (!this.services.reassembleRounds) {
@@ -269,6 +274,15 @@ export class Session {
     }
 
     private async consume(requestId: RequestId, stream: AsyncGenerator<EventBatch, AssistantTurn | undefined>, signal: AbortSignal, sent: SentRequest): Promise<void> {
+        try {
+            await this.consumeEvents(requestId, stream, signal, sent);
+        } finally {
+            // A request costs what its last usage report said, however it ended.
+            this.services.spend?.record(sent.usage?.cost);
+        }
+    }
+
+    private async consumeEvents(requestId: RequestId, stream: AsyncGenerator<EventBatch, AssistantTurn | undefined>, signal: AbortSignal, sent: SentRequest): Promise<void> {
         for (;;) {
             const next = await stream.next();
             if (signal.aborted) {

@@ -5,6 +5,7 @@ import { AcpEvent } from '../../acp/acp-events';
 import { AcpHost, AcpPermissionAnswer } from '../../acp/acp-host';
 import { AcpSession } from '../../acp/acp-session';
 import { AcpAgentEntry } from '../../config/acp-agent-config';
+import { ManagedPolicy, permissionAllowed } from '../../config/managed-policy';
 import { Logger } from '../../ports/logger';
 import { WorkspaceFiles } from '../../tools/workspace-files';
 import { untilAborted } from '../../wire/error-info';
@@ -19,6 +20,8 @@ export interface AgentLinkOptions {
     onEvent(event: AcpEvent): void;
     /** The chat's id now (a conflict copy changes it): the permission prompt is asked in its view. */
     chatId(): string;
+    /** The administrator's tool ceiling: below write, the agent is offered no file writes; below execute, no terminals. */
+    policy?: ManagedPolicy;
 }
 
 /** The definition the client starts, from the configuration's entry. */
@@ -57,7 +60,9 @@ export class AgentLink {
                     }
                 }
             },
-            requestPermission: (request, signal) => this.ask(request, signal)
+            requestPermission: (request, signal) => this.ask(request, signal),
+            fileSystem: { read: true, write: permissionAllowed(options.policy, 'write') },
+            terminal: permissionAllowed(options.policy, 'execute')
         };
         this.client = new AcpAgentClient(definitionOf(entry), { host, logger: options.logger });
     }

@@ -5,6 +5,7 @@ import { AcpEvent } from '../../acp/acp-events';
 import { AcpPromptFile, AcpPromptImage, AcpPromptInput } from '../../acp/acp-prompt';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
 import { AcpAgentEntry } from '../../config/acp-agent-config';
+import { agentForbidden, MANAGED_LABEL } from '../../config/managed-policy';
 import { describeAgentPlan, describeAgentToolCall } from '../../context/agent-activity';
 import { HistoryBlock, HistoryMessage, isUnfinished } from '../../context/conversation-history';
 import { Logger } from '../../ports/logger';
@@ -31,6 +32,9 @@ const TRUST_ADVICE = 'Trust the workspace (command "Manage Workspace Trust") to 
 export function externalAgentFor(configurations: ConfigurationProvider, options: ChatTurnOptions): { entry: AcpAgentEntry; workspace: string } {
     const name = (options.agent ?? '').slice(ACP_AGENT_PREFIX.length);
     const entry = configurations.forWorkspace(options.workspacePath).current.acpAgents.get(name);
+    if (!entry && agentForbidden(configurations.forWorkspace(options.workspacePath).current.policy, `${ACP_AGENT_PREFIX}${name}`)) {
+        throw new QodeAssistError({ category: 'Config', message: `The external agent "${name}" is ${MANAGED_LABEL}: it may not be used. Pick another in the chat's agent picker.` });
+    }
     if (!entry) {
         throw new QodeAssistError({ category: 'Config', message: `There is no external agent named "${name}". Pick another in the chat's agent picker, or add acp/${name}.toml to ~/.qodeassist.` });
     }
@@ -193,6 +197,7 @@ export async function sendToAgent(context: AgentTurnContext, chat: OpenChat, inp
     }
     const link = chat.agentLink ?? new AgentLink(entry, workspace, {
         useGitignore: options.tools?.useGitignore, logger: context.logger, chatId: () => chat.id,
+        policy: context.configurations.forWorkspace(options.workspacePath).current.policy,
         onEvent: event => forwardAgentEvent(chat, context.owners, event)
     });
     chat.agentLink = link;

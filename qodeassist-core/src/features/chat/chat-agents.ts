@@ -1,5 +1,6 @@
 import { Configuration, ResolvedAgent } from '../../agents/agent-factory';
 import { pickAgent } from '../../agents/agent-router';
+import { agentForbidden, MANAGED_LABEL } from '../../config/managed-policy';
 import { Pipeline } from '../../config/schemas';
 import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';
 import { QodeAssistError } from '../../wire/error-info';
@@ -35,6 +36,9 @@ export function chatAgentFor(configuration: Configuration, options: { agent?: st
         : pickAgent(configuration, 'chat', { file: options.file, project: options.project });
     if (agent) {
         return agent;
+    }
+    if (options.agent && agentForbidden(configuration.policy, options.agent)) {
+        throw new QodeAssistError({ category: 'Config', message: `The agent "${options.agent}" is ${MANAGED_LABEL}: it may not be used. Pick another in the chat's agent picker.` });
     }
     const errors = configuration.issues.filter(issue => issue.severity === 'error').length;
     throw new QodeAssistError({

@@ -22,6 +22,7 @@ export * from './wire/model-listing';
 export * from './config/secrets-store';
 export * from './config/key-files';
 export * from './config/managed-policy';
+export * from './config/gateway';
 export * from './session/session-events';
 export * from './session/session';
 export * from './config/config-issue';

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import * as nunjucks from 'nunjucks';
 import { AcpAgentEntry } from '../config/acp-agent-config';
+import { gatewayHeaders, throughGateway } from '../config/gateway';
 import { originOf } from '../config/key-origins';
 import { agentForbidden, MANAGED_LABEL, ManagedPolicy, originAllowed } from '../config/managed-policy';
 import { ConfigFile } from '../config/config-file';
@@ -37,6 +38,8 @@ export interface ResolvedAgent {
     enableThinking: boolean;
     /** Whether the chat may send it images: its [body] renders image blocks, unless `images = false` says the model takes none. */
     images: boolean;
+    /** Headers every request carries besides the key's (gateway mode: the user's identity). */
+    headers?: Readonly<Record<string, string>>;
     /** The price of its model (the agent's `[pricing]` entry, else its provider's); absent: no cost is shown. */
     pricing?: ModelPricing;
     contextWindow: number;
@@ -84,6 +87,14 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
     const issues: ConfigIssue[] = [...source.issues];
     const { roles, modelOverrides } = source;
     const { providers, leftOut } = withoutDisabledProviders(source, issues);
+    if (source.gateway) {
+        const outside = throughGateway(providers, source.gateway, issues);
+        for (const agent of source.agents.values()) {
+            if (!agent.abstract && outside.has(String(agent.table.provider_instance))) {
+                leftOut.add(agent.name);
+            }
+        }
+    }
     applyPolicy(source, providers, leftOut, issues);
     issues.push(...launchIssues(providers.values()));
     const environment = createTemplateEnvironment(source.layers.map(layer => layer.partialsDir));
@@ -107,7 +118,7 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
         }
         const agent = resolveAgent(merged, providers, modelOverrides, environment, issues);
         if (agent) {
-            agents.set(name, agent);
+            agents.set(name, source.gateway ? { ...agent, headers: gatewayHeaders(source.gateway) } : agent);
         }
     }
     for (const name of Object.keys(modelOverrides)) {

@@ -61,7 +61,7 @@ export async function prepareAgentTarget(agent: ResolvedAgent, secrets: SecretsS
         agent,
         protocol: WIRE_PROTOCOLS[agent.protocol],
         url: agent.url,
-        headers: authHeaders(instance.client_api, key),
+        headers: { ...authHeaders(instance.client_api, key), ...agent.headers },
         secrets: key ? [key] : [],
         renderBody: ctx => agent.renderBody(ctx)
     };

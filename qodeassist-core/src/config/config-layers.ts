@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigFile } from './config-file';
 import { KEY_ORIGINS_FILE } from './key-origins';
+import { gatewaySettings, GatewaySettings } from './gateway';
 import { managedDir } from './managed-policy';
 
 /** Where configuration comes from; later layers shadow earlier ones by name (project > user > bundled). */
@@ -17,6 +18,8 @@ export interface ConfigRoots {
     project?: string;
     /** The administrator's folder (QODEASSIST_MANAGED_DIR): a layer above all others, and its policy.toml. */
     managed?: string;
+    /** Gateway mode (QODEASSIST_GATEWAY_URL): every provider call through one gateway. */
+    gateway?: GatewaySettings;
 }
 
 export type LayerName = 'bundled' | 'user' | 'project' | 'managed';
@@ -58,7 +61,8 @@ export function defaultConfigRoots(workspace?: string, home = qodeassistHome()):
         bundledProviders: dirname(require.resolve('@qodeassist/providers/package.json')),
         user: join(home, '.qodeassist'),
         project: workspace ? join(workspace, '.qodeassist') : undefined,
-        ...(managedDir() ? { managed: managedDir() } : {})
+        ...(managedDir() ? { managed: managedDir() } : {}),
+        ...(gatewaySettings() ? { gateway: gatewaySettings() } : {})
     };
 }
 

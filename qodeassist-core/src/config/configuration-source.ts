@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CLIENT_API_INFO } from '../wire/client-apis';
 import { AcpAgentEntry, loadAcpAgents } from './acp-agent-config';
+import { GatewaySettings } from './gateway';
 import { loadManagedPolicy, ManagedPolicy } from './managed-policy';
 import { ConfigFile, loadTomlFile, readJson, schemaIssues } from './config-file';
 import { ConfigIssue, didYouMean, findKeyLine } from './config-issue';
@@ -43,6 +44,8 @@ export interface ConfigurationSource {
     /** The roster lists as written (later layers replace a pipeline's list), with where each came from. */
     rosters: Record<Pipeline, { agents: string[]; file?: ConfigFile }>;
     modelOverrides: Record<string, string>;
+    /** Gateway mode, when the environment names a gateway. */
+    gateway?: GatewaySettings;
     /** The administrator's policy (QODEASSIST_MANAGED_DIR's policy.toml), when there is a managed folder. */
     policy?: ManagedPolicy;
     /** `acp/*.toml` of every layer, later layers shadowing earlier ones by name (absent: none read). */
@@ -73,7 +76,8 @@ export function readConfigurationSource(roots: ConfigRoots): ConfigurationSource
     }
     return {
         layers, providers, agents, roles, rosters: readRosters(layers, issues), modelOverrides: loadModelOverrides(layers, issues),
-        acpAgents: loadAcpAgents(layers, issues), ...(roots.managed ? { policy: loadManagedPolicy(roots.managed, issues) } : {}), issues
+        acpAgents: loadAcpAgents(layers, issues), ...(roots.managed ? { policy: loadManagedPolicy(roots.managed, issues) } : {}),
+        ...(roots.gateway ? { gateway: roots.gateway } : {}), issues
     };
 }
 

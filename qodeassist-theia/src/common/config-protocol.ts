@@ -8,8 +8,8 @@ export type { AcpAgentTest, ConfigIssue, LimitOverrides };
 export interface ExternalAgentSummary {
     name: string;
     description?: string;
-    /** The layer and file it comes from. */
-    layer: 'bundled' | 'user' | 'project';
+    /** The layer and file it comes from (`managed`: the administrator's). */
+    layer: 'bundled' | 'user' | 'project' | 'managed';
     file: string;
     /** The command line it runs (long arguments cut, key shapes masked). */
     commandLine: string;

@@ -142,6 +142,7 @@ function applyPolicy(source: ConfigurationSource, providers: Map<string, LoadedP
         return;
     }
     const policyFile = policy.file?.label ?? policy.dir;
+    const outside: string[] = [];
     for (const [name, provider] of providers) {
         if (originAllowed(policy, provider.url)) {
             continue;
@@ -152,10 +153,14 @@ function applyPolicy(source: ConfigurationSource, providers: Map<string, LoadedP
                 leftOut.add(agent.name);
             }
         }
+        outside.push(`${name} (${originOf(provider.url) ?? provider.url})`);
+    }
+    if (outside.length > 0) {
+        // One notice for them all: an administrator who allows one gateway leaves out every bundled provider.
         issues.push({
-            severity: 'notice', file: provider.file.label, field: 'url',
-            message: `provider "${name}" is ${MANAGED_LABEL}: its URL origin ${originOf(provider.url) ?? provider.url} is not among the allowed ones (${policyFile}), so it and its agents are left out`,
-            fix: 'ask your administrator to allow that origin, or use a provider at an allowed one'
+            severity: 'notice', file: policyFile, field: 'allowed_origins',
+            message: `${outside.length === 1 ? 'provider' : `${outside.length} providers`} ${MANAGED_LABEL}: their URL origins are not among the allowed ones, so they and their agents are left out: ${outside.join(', ')}`,
+            fix: 'ask your administrator to allow an origin, or use a provider at an allowed one'
         });
     }
     for (const agent of source.agents.values()) {

@@ -37,7 +37,7 @@ describe('the administrator\'s managed layer and policy', () => {
                 assert.equal(configuration.providers.has(providerName), false);
                 assert.equal(configuration.agents.has(agentName), false);
                 assert.ok(!configuration.rosters.chat.includes(agentName));
-                assert.ok(managedNotices(configuration).some(issue => issue.message.includes(`provider "${providerName}"`)), JSON.stringify(managedNotices(configuration)));
+                assert.ok(managedNotices(configuration).some(issue => issue.message.includes(`${providerName} (`)), JSON.stringify(managedNotices(configuration)));
                 // An allowed origin stays.
                 assert.equal(configuration.providers.get('ollama')?.url, 'http://localhost:11434');
             });

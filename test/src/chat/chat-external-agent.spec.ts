@@ -228,6 +228,24 @@ describe('chat with an external (ACP) agent', function () {
         assert.match(choices.find(choice => choice.name === 'acp:missing')?.unavailable ?? '', /not installed.*npm install -g no-such-agent/);
     });
 
+    it('an agent that could not start is started afresh at the next message (once it is installed, say)', async () => {
+        const program = join(home, 'bin', 'my-agent');
+        fixture.user_('acp/scripted.toml', `command = ${JSON.stringify(program)}\n`);
+        configuration = new ConfigurationService(fixture.roots);
+        const { feature, events } = window(allow);
+        const { chatId } = await feature.open(storage);
+        await feature.send(chatId, { text: 'First', attachments: [] }, options());
+        const first = ends(events)[0];
+        assert.match(first?.type === 'Failed' ? first.error.message : '', /was not started/);
+        // The user installs it: the same entry, the same command, now there.
+        const script = JSON.stringify({ turns: [[{ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'now it works' } } }]], log });
+        mkdirSync(join(home, 'bin'), { recursive: true });
+        writeFileSync(program, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(SCRIPTED_AGENT)} '${script}'\n`, { mode: 0o755 });
+        await feature.send(chatId, { text: 'Again', attachments: [] }, options());
+        await until(() => ends(events).length === 2, 'the second answer');
+        assert.equal(ends(events)[1].type, 'Finished', JSON.stringify(ends(events)[1]));
+    });
+
     it('an unknown or disabled external agent is a Config error that says what to do', async () => {
         configure({ turns: [] });
         const { feature, events } = window(allow);

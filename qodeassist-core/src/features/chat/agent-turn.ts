@@ -203,7 +203,18 @@ export async function sendToAgent(context: AgentTurnContext, chat: OpenChat, inp
     chat.agentLink = link;
     link.asker = asker.host;
     const earlierSession = chat.record.agentSession?.agent === entry.name ? chat.record.agentSession : undefined;
-    const { session, fresh } = await link.open(earlierSession);
+    let opened: Awaited<ReturnType<AgentLink['open']>>;
+    try {
+        opened = await link.open(earlierSession);
+    } catch (error) {
+        // An agent that could not start (not installed yet, not signed in) is started afresh at the next message.
+        if (chat.agentLink === link) {
+            chat.agentLink = undefined;
+        }
+        void link.close();
+        throw error;
+    }
+    const { session, fresh } = opened;
     const earlier = asked ? chat.history.slice(0, -1) : chat.history;
     const prompt = await agentPrompt(question, fresh ? earlier : [], options.linked);
     asker.stillShown();

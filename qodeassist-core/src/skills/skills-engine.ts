@@ -53,6 +53,7 @@ const FrontmatterSchema = z.looseObject({
 });
 
 const DEFAULT_BODY_CAP = 20_000;
+const LOAD_SKILL_PARAMETERS = z.strictObject({ name: z.string().min(1) });
 
 /**
  * Skills: folders with a SKILL.md (YAML frontmatter + Markdown body) under the skill roots.
@@ -146,7 +147,7 @@ export class SkillsEngine {
             name: 'load_skill',
             description: 'Load the full instructions of a skill listed in the system prompt.',
             permission: 'read',
-            parameters: z.strictObject({ name: z.string().min(1) }),
+            parameters: LOAD_SKILL_PARAMETERS,
             run: async args => {
                 const skill = this.skills.get(args.name);
                 if (!skill) {

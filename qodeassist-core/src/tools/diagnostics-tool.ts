@@ -6,16 +6,18 @@ import { AnyTool, defineTool } from './tool';
 const LIMIT = 200;
 const RANK = { error: 0, warning: 1, info: 2, hint: 3 } as const;
 
+const DIAGNOSTICS_PARAMETERS = z.strictObject({
+    path: z.string().optional().describe('A file relative to the workspace root; all files when absent'),
+    severity: z.enum(['error', 'warning', 'all']).optional().describe('error: errors only; warning: errors and warnings (default); all: everything')
+});
+
 /** get_diagnostics: the IDE's errors and warnings for one file or the whole workspace. */
 export function createDiagnosticsTool(diagnostics: IDiagnostics): AnyTool {
     return defineTool({
         name: 'get_diagnostics',
         description: 'List the errors and warnings the IDE currently shows (language servers, linters), for one file or the whole workspace.',
         permission: 'read',
-        parameters: z.strictObject({
-            path: z.string().optional().describe('A file relative to the workspace root; all files when absent'),
-            severity: z.enum(['error', 'warning', 'all']).optional().describe('error: errors only; warning: errors and warnings (default); all: everything')
-        }),
+        parameters: DIAGNOSTICS_PARAMETERS,
         run: async (args, context) => {
             const file = args.path ? context.files.resolve(args.path) : undefined;
             const wanted = args.severity === 'error' ? 0 : args.severity === 'all' ? 3 : 1;

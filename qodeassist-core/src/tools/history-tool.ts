@@ -27,16 +27,18 @@ function describe(message: HistoryMessage, index: number): string {
     return `#${index + 1} ${message.role}: ${parts.join('\n')}`;
 }
 
+const HISTORY_PARAMETERS = z.strictObject({
+    start: z.number().int().positive().optional().describe('First message to show (1-based); default 1'),
+    query: z.string().optional().describe('Only messages containing this text (case-insensitive)')
+});
+
 /** read_original_history: pages through the chat's history as it was before it was summarized. */
 export function createReadOriginalHistoryTool(original: (chatId: string) => readonly HistoryMessage[] | undefined): AnyTool {
     return defineTool({
         name: 'read_original_history',
         description: 'Read the messages this chat had before it was summarized, a page at a time, e.g. to recover an exact detail the summary left out.',
         permission: 'read',
-        parameters: z.strictObject({
-            start: z.number().int().positive().optional().describe('First message to show (1-based); default 1'),
-            query: z.string().optional().describe('Only messages containing this text (case-insensitive)')
-        }),
+        parameters: HISTORY_PARAMETERS,
         run: async (args, context) => {
             const messages = original(context.chatId);
             if (!messages || messages.length === 0) {

@@ -63,16 +63,18 @@ export function splitCommandLine(command: string): string[] {
     return words;
 }
 
+const TERMINAL_PARAMETERS = z.strictObject({
+    command: z.string().min(1).describe('The command line, e.g. "git status" or "npm test -- --grep parser"'),
+    cwd: z.string().optional().describe('Folder relative to the workspace root'),
+    timeout_seconds: z.number().int().positive().max(1_800).optional()
+});
+
 export function createTerminalTool(options: TerminalToolOptions): AnyTool {
     return defineTool({
         name: 'execute_terminal_command',
         description: `Run one command in the workspace, without a shell (no pipes, redirection or variables). Allowed programs: ${options.allowed.join(', ')}.`,
         permission: 'execute',
-        parameters: z.strictObject({
-            command: z.string().min(1).describe('The command line, e.g. "git status" or "npm test -- --grep parser"'),
-            cwd: z.string().optional().describe('Folder relative to the workspace root'),
-            timeout_seconds: z.number().int().positive().max(1_800).optional()
-        }),
+        parameters: TERMINAL_PARAMETERS,
         run: async (args, context) => {
             const argv = splitCommandLine(args.command);
             const program = argv[0]?.split(/[\\/]/).pop() ?? '';
@@ -95,12 +97,14 @@ export const BUILD_OUTPUT_CHARS = 10_000;
 /** Problems build_project lists; the rest are counted. */
 export const MAX_BUILD_PROBLEMS = 50;
 
+const NO_PARAMETERS = z.strictObject({});
+
 export function createBuildTool(runner: IBuildRunner, options: { timeoutMs?: number; maxOutputChars?: number } = {}): AnyTool {
     return defineTool({
         name: 'build_project',
         description: 'Build the project with its configured build and report the result with the problems found.',
         permission: 'execute',
-        parameters: z.strictObject({}),
+        parameters: NO_PARAMETERS,
         run: async (_args, context) => {
             const result = await runner.build({ timeoutMs: options.timeoutMs ?? 600_000, maxOutputChars: options.maxOutputChars ?? BUILD_OUTPUT_CHARS, signal: context.signal });
             const problems = parseBuildProblems(result.output);

@@ -7,6 +7,12 @@ interface TodoItem {
     done: boolean;
 }
 
+const TODO_PARAMETERS = z.discriminatedUnion('action', [
+    z.strictObject({ action: z.literal('add'), text: z.string().min(1) }),
+    z.strictObject({ action: z.literal('complete'), id: z.number().int().positive() }),
+    z.strictObject({ action: z.literal('list') })
+]);
+
 /** A per-chat task list the model keeps for itself; it touches nothing in the workspace. */
 export function createTodoTool(): AnyTool {
     const lists = new Map<string, TodoItem[]>();
@@ -16,11 +22,7 @@ export function createTodoTool(): AnyTool {
         name: 'todo',
         description: 'Keep a todo list for this chat: add an item, complete one by id, or list them.',
         permission: 'read',
-        parameters: z.discriminatedUnion('action', [
-            z.strictObject({ action: z.literal('add'), text: z.string().min(1) }),
-            z.strictObject({ action: z.literal('complete'), id: z.number().int().positive() }),
-            z.strictObject({ action: z.literal('list') })
-        ]),
+        parameters: TODO_PARAMETERS,
         run: async (args, context) => {
             const items = lists.get(context.chatId) ?? [];
             lists.set(context.chatId, items);

@@ -45,9 +45,22 @@ export interface Tool<Args = Record<string, unknown>> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTool = Tool<any>;
 
+/** JSON Schemas already derived, by parameter schema: deriving one costs more than the rest of a request's preparation. */
+const derivedSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+function jsonSchemaOf(parameters: z.ZodType): Record<string, unknown> {
+    let schema = derivedSchemas.get(parameters);
+    if (!schema) {
+        schema = { ...z.toJSONSchema(parameters) as Record<string, unknown> };
+        delete schema.$schema;
+        derivedSchemas.set(parameters, schema);
+    }
+    return schema;
+}
+
 /** The JSON Schema of a tool's parameters, as every protocol's tool definition wants it. */
 export function toolDefinition(tool: AnyTool): CtxTool {
-    const schema = { ...(tool.inputSchema ?? z.toJSONSchema(tool.parameters as z.ZodType) as Record<string, unknown>) };
+    const schema = { ...(tool.inputSchema ?? jsonSchemaOf(tool.parameters as z.ZodType)) };
     delete schema.$schema;
     return { name: tool.name, description: tool.description, parameters: schema };
 }

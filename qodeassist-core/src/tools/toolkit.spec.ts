@@ -7,6 +7,7 @@ import { ToolCall } from '../wire/assistant-turn';
 import { CancelledError } from '../wire/error-info';
 import { FILE_TOOLS, hasRipgrep } from './file-tools';
 import { createTodoTool } from './todo-tool';
+import { toolDefinition } from './tool';
 import { ToolContributorRegistry, ToolKitExecutor } from './toolkit';
 import { WorkspaceFiles } from './workspace-files';
 
@@ -47,6 +48,18 @@ describe('ToolKit', () => {
         assert.deepEqual(definitions.map(d => d.name), ['read_file', 'list_project_files', 'find_file', 'search_project', 'create_file', 'edit_file', 'todo']);
         assert.deepEqual(definitions[0].parameters.required, ['path']);
         assert.equal(definitions[0].parameters.additionalProperties, false);
+    });
+
+    it('derives each JSON schema once, and a definition changed by its user does not change the next one', () => {
+        const first = toolkit.definitions();
+        delete first[0].parameters.required;
+        first[0].parameters.type = 'changed';
+        const again = toolkit.definitions();
+        assert.deepEqual(again[0].parameters.required, ['path']);
+        assert.equal(again[0].parameters.type, 'object');
+        assert.equal(again[0].parameters.$schema, undefined);
+        // A todo tool made for another chat offers the same schema.
+        assert.deepEqual(toolDefinition(createTodoTool()).parameters, again.find(definition => definition.name === 'todo')!.parameters);
     });
 
     it('read_file reads, ranges, and pages a large file with a clear marker', async () => {

@@ -20,6 +20,10 @@ export interface LoadWorkerPlan {
     chats: number;
     /** The typist's pause between stops. */
     thinkMs: number;
+    /** When this user starts after "go": users arrive over a ramp, not in one instant. */
+    startDelayMs?: number;
+    /** The pause between chat turns (reading the answer). */
+    readMs?: number;
 }
 
 export interface LoadWorkerReport {
@@ -28,12 +32,26 @@ export interface LoadWorkerReport {
     failures: string[];
     rssBytes: number;
     heapUsedBytes: number;
+    /** CPU time (user + system) the backend spent on the user's session. */
+    cpuMs: number;
 }
 
 const LIFETIME_MS = 5 * 60_000;
 const FILE_TEXT = 'export function area(width: number, height: number): number {\n    return width * height;\n}\n\nexport function perimeter(width: number, height: number): number {\n    ';
 
-async function run(plan: LoadWorkerPlan): Promise<LoadWorkerReport> {
+/** One user's backend as it stands once started: the configuration read, the features composed. */
+interface UserBackend {
+    root: string;
+    home: string;
+    workspace: string;
+    configuration: ConfigurationService;
+    runtime: QodeAssistRuntime;
+    completion: ReturnType<typeof configuredCompletionEngine>;
+    chat: ChatFeature;
+}
+
+/** The backend's start (as the IDE's backend starts before its user types): not part of what the user waits on at each request. */
+function startBackend(plan: LoadWorkerPlan): UserBackend {
     const root = mkdtempSync(join(tmpdir(), 'qodeassist-load-user-'));
     const home = join(root, 'home');
     const workspace = join(root, 'workspace');
@@ -52,7 +70,14 @@ async function run(plan: LoadWorkerPlan): Promise<LoadWorkerReport> {
     const runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore({ LOAD_API_KEY: 'sk-load-0123456789' }), userHome: home });
     const completion = configuredCompletionEngine(runtime, configuration, { settings: () => DEFAULT_COMPLETION_SETTINGS });
     const chat = new ChatFeature({ runtime, configurations: { forWorkspace: () => configuration }, userHome: home, owners: new ChatOwners(40) });
-    const report: LoadWorkerReport = { completionMs: [], chatFirstTokenMs: [], failures: [], rssBytes: 0, heapUsedBytes: 0 };
+    return { root, home, workspace, configuration, runtime, completion, chat };
+}
+
+async function run(backend: UserBackend, plan: LoadWorkerPlan): Promise<LoadWorkerReport> {
+    const { root, workspace, configuration, runtime, completion, chat } = backend;
+    const report: LoadWorkerReport = { completionMs: [], chatFirstTokenMs: [], failures: [], rssBytes: 0, heapUsedBytes: 0, cpuMs: 0 };
+    await new Promise(resolve => setTimeout(resolve, plan.startDelayMs ?? 0));
+    const cpu = process.cpuUsage();
     try {
         // The typing session: the file grows a few characters per stop; each stop asks for a suggestion.
         const typed = 'return 2 * width + 2 * height;';
@@ -72,6 +97,12 @@ async function run(plan: LoadWorkerPlan): Promise<LoadWorkerReport> {
         for (let turn = 0; turn < plan.chats; turn++) {
             const events: ChatEvent[] = [];
             let firstToken = 0;
+            let ended!: () => void;
+            // The turn's end as the host is told it (waited on, not polled: 50 polling users would cost the CPU measured), a minute at most.
+            const end = new Promise<void>(resolve => {
+                ended = resolve;
+                setTimeout(resolve, 60_000).unref();
+            });
             const started = performance.now();
             chat.setHost({
                 onEvents: (_id, batch) => {
@@ -79,15 +110,15 @@ async function run(plan: LoadWorkerPlan): Promise<LoadWorkerReport> {
                     if (!firstToken && batch.some(event => event.type === 'TextDelta')) {
                         firstToken = performance.now() - started;
                     }
+                    if (batch.some(event => event.type === 'Finished' || event.type === 'Failed')) {
+                        ended();
+                    }
                 },
                 onNotice: () => undefined, requestToolPermission: async () => 'deny'
             });
             const { chatId } = await chat.open({ location: 'user' });
             await chat.send(chatId, { text: `Explain shapes.ts (${turn})`, attachments: [] }, { agent: 'load-chat', workspacePath: workspace });
-            const deadline = Date.now() + 60_000;
-            while (!events.some(event => event.type === 'Finished' || event.type === 'Failed') && Date.now() < deadline) {
-                await new Promise(resolve => setTimeout(resolve, 5));
-            }
+            await end;
             const failed = events.find(event => event.type === 'Failed');
             if (failed?.type === 'Failed' || !firstToken) {
                 report.failures.push(`chat: ${failed?.type === 'Failed' ? failed.error.message : 'no answer'}`);
@@ -95,7 +126,12 @@ async function run(plan: LoadWorkerPlan): Promise<LoadWorkerReport> {
                 report.chatFirstTokenMs.push(firstToken);
             }
             await chat.close(chatId);
+            if (turn + 1 < plan.chats) {
+                await new Promise(resolve => setTimeout(resolve, plan.readMs ?? 0));
+            }
         }
+        const spent = process.cpuUsage(cpu);
+        report.cpuMs = (spent.user + spent.system) / 1000;
         (globalThis as { gc?: () => void }).gc?.();
         const memory = process.memoryUsage();
         report.rssBytes = memory.rss;
@@ -114,10 +150,13 @@ async function run(plan: LoadWorkerPlan): Promise<LoadWorkerReport> {
 if (require.main === module) {
     setTimeout(() => process.exit(3), LIFETIME_MS).unref();
     const plan = JSON.parse(process.argv[2] ?? '{}') as LoadWorkerPlan;
+    const backend = startBackend(plan);
+    // A backend is started well before its user's first request, and the start's garbage is collected in that idle time.
+    (globalThis as { gc?: () => void }).gc?.();
     process.send?.({ type: 'ready' });
     process.once('message', () => {
-        run(plan).then(report => process.send?.({ type: 'report', report }), error => process.send?.({ type: 'report', report: {
-            completionMs: [], chatFirstTokenMs: [], failures: [`worker: ${error instanceof Error ? error.stack : String(error)}`], rssBytes: 0, heapUsedBytes: 0
+        run(backend, plan).then(report => process.send?.({ type: 'report', report }), error => process.send?.({ type: 'report', report: {
+            completionMs: [], chatFirstTokenMs: [], failures: [`worker: ${error instanceof Error ? error.stack : String(error)}`], rssBytes: 0, heapUsedBytes: 0, cpuMs: 0
         } })).finally(() => setTimeout(() => process.exit(0), 50));
     });
 }

@@ -3,6 +3,7 @@ import { request as tlsRequest } from 'node:https';
 import { pipeline, Readable } from 'node:stream';
 import { constants, createBrotliDecompress, createUnzip } from 'node:zlib';
 import { QodeAssistError } from './error-info';
+import { HTTP_AGENT, HTTPS_AGENT } from './read-buffer-agents';
 
 /** One HTTP request as the transport sends it. */
 export interface HttpCall {
@@ -45,8 +46,9 @@ const DECOMPRESSORS: Readonly<Record<string, () => NodeJS.ReadWriteStream>> = {
  * Chosen over `fetch` because its body reaches us as the chunks Node's HTTP parser copies out of
  * each network read, nothing more: Node's fetch copies each of them once more into its stream's
  * own chunk, a third buffer per read that a flood of bytes holds until the garbage collector runs
- * (measured: 24 MiB of ArrayBuffers at an 8 MiB record limit with fetch, 16 MiB with this).
- * Kept from fetch: keep-alive connections (Node's global agent), the same default headers
+ * (measured: 24 MiB of ArrayBuffers at an 8 MiB record limit with fetch, 16 MiB with this). And each
+ * connection reads into one reused buffer (`read-buffer-agents`), so the reads the parser copied from
+ * are not garbage either: 8 MiB, the record itself. Kept from fetch: keep-alive connections, the same default headers
  * (`accept`, `user-agent`, `accept-encoding`) and transparent gzip/deflate/br decompression.
  * Redirects are not followed here: `sendFollowingRedirects` decides which may be.
  */
@@ -67,7 +69,7 @@ export function sendHttp(call: HttpCall): Promise<HttpResponse> {
             return;
         }
         let response: IncomingMessage | undefined;
-        const request: ClientRequest = (tls ? tlsRequest : plainRequest)(url, { method: call.method, headers });
+        const request: ClientRequest = tls ? tlsRequest(url, { method: call.method, headers, agent: HTTPS_AGENT }) : plainRequest(url, { method: call.method, headers, agent: HTTP_AGENT });
         const close = () => {
             response?.destroy();
             request.destroy();

@@ -24,6 +24,8 @@ export interface HostileStreamRow {
     /** (RSS at the error − before) ÷ the default record limit, median and worst run. */
     growth: number;
     worstGrowth: number;
+    /** (ArrayBuffers at the error − before) ÷ the default record limit, median. */
+    bufferGrowth: number;
     error: string;
 }
 
@@ -85,7 +87,8 @@ export async function measureHostileStream(): Promise<HostileStreamRow[]> {
                 name: setup.name, streamBytes: setup.streamBytes, ...setup.unbounded ? {} : { maxRecordBytes: DEFAULT_LIMITS.maxRecordBytes },
                 sentBytes: median(runs.map(run => run.sent)), failMs: median(runs.map(run => run.ms)),
                 rssBefore: median(runs.map(run => run.rssBefore)), rssAtError: median(runs.map(run => run.rssAtError)), rssCollected: median(runs.map(run => run.rssCollected)),
-                growth: median(growth), worstGrowth: Math.max(...growth), error: runs[0].error
+                growth: median(growth), worstGrowth: Math.max(...growth), error: runs[0].error,
+                bufferGrowth: median(runs.map(run => (run.buffersAtError - run.buffersBefore) / DEFAULT_LIMITS.maxRecordBytes))
             });
         }
     } finally {
@@ -98,10 +101,10 @@ const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
 
 export function hostileStreamTable(rows: HostileStreamRow[]): string {
     return [
-        '| stream | record limit | sent before failing | fails after | RSS before | RSS at the error | RSS after GC | (at the error − before) ÷ 8 MiB: median, worst | ends with |',
-        '|---|---|---|---|---|---|---|---|---|',
+        '| stream | record limit | sent before failing | fails after | RSS before | RSS at the error | RSS after GC | (at the error − before) ÷ 8 MiB: median, worst | ArrayBuffers: (at the error − before) ÷ 8 MiB | ends with |',
+        '|---|---|---|---|---|---|---|---|---|---|',
         ...rows.map(row => `| ${row.name}, ${mib(row.streamBytes)} | ${row.maxRecordBytes ? mib(row.maxRecordBytes) : 'none'} | ${mib(row.sentBytes)} | `
-            + `${row.failMs.toFixed(0)} ms | ${mib(row.rssBefore)} | ${mib(row.rssAtError)} | ${mib(row.rssCollected)} | **${row.growth.toFixed(2)}×**, ${row.worstGrowth.toFixed(2)}× | `
+            + `${row.failMs.toFixed(0)} ms | ${mib(row.rssBefore)} | ${mib(row.rssAtError)} | ${mib(row.rssCollected)} | **${row.growth.toFixed(2)}×**, ${row.worstGrowth.toFixed(2)}× | ${row.bufferGrowth.toFixed(2)}× | `
             + `${row.error.split(' (')[0].split(',')[0]} |`)
     ].join('\n');
 }

@@ -9,6 +9,9 @@ export interface HostileRun {
     rssAtError: number;
     /** After a full GC once it failed. */
     rssCollected: number;
+    /** Node's ArrayBuffers (every Buffer's bytes) before and right after the error: what the stream made the process hold, exactly. */
+    buffersBefore: number;
+    buffersAtError: number;
     ms: number;
     error: string;
 }
@@ -52,13 +55,15 @@ async function main(): Promise<void> {
     await stream(request, request.warmUrl, false);
     await settle();
     const rssBefore = process.memoryUsage.rss();
+    const buffersBefore = process.memoryUsage().arrayBuffers;
     const start = performance.now();
     const last = await stream(request, request.hostileUrl, request.unbounded);
     const ms = performance.now() - start;
     const rssAtError = process.memoryUsage.rss();
+    const buffersAtError = process.memoryUsage().arrayBuffers;
     await settle();
     const run: HostileRun = {
-        rssBefore, rssAtError, rssCollected: process.memoryUsage.rss(), ms,
+        rssBefore, rssAtError, rssCollected: process.memoryUsage.rss(), buffersBefore, buffersAtError, ms,
         error: last?.type === 'Error' ? last.error.message : `ended with ${last?.type ?? 'nothing'}`
     };
     process.stdout.write(JSON.stringify(run));

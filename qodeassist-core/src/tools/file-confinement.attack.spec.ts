@@ -220,6 +220,89 @@ describe('file tools under attack: links, ignored secrets, protected paths', () 
             assert.equal((await run('create_file', { path: 'docs/ok.md', content: 'ok' })).isError, undefined);
         });
 
+        describe('the decision is made on the path written, not on one resolved before the question', () => {
+            /** A prompt that, while it is open, swaps the folder `work` for a link to `target`, then allows. */
+            const swappingPrompt = (target: string, answer: PermissionAnswer, asked: PermissionRequest[]): IPermissionPrompt => ({
+                ask: async request => {
+                    asked.push(request);
+                    rmSync(join(root, 'work'), { recursive: true, force: true });
+                    symlinkSync(target, join(root, 'work'));
+                    return answer;
+                }
+            });
+            const cases: Array<[string, string, Record<string, unknown>, string]> = [
+                ['create_file into .qodeassist', 'create_file', { path: 'work/agents.toml', content: 'pwned' }, '.qodeassist'],
+                ['create_file into .vscode', 'create_file', { path: 'work/tasks.json', content: 'pwned' }, '.vscode'],
+                ['edit_file of .vscode/settings.json', 'edit_file', { path: 'work/settings.json', old_text: '{}', new_text: 'pwned' }, '.vscode']
+            ];
+            for (const [name, tool, args, protectedFolder] of cases) {
+                for (const answer of ['allow-once', 'allow-chat'] as PermissionAnswer[]) {
+                    it(`${name}: a folder swapped for a link while an ordinary prompt is open (${answer}) writes nothing there`, async () => {
+                        mkdirSync(join(root, '.qodeassist'), { recursive: true });
+                        mkdirSync(join(root, 'work'));
+                        writeFileSync(join(root, 'work', 'settings.json'), '{}\n');
+                        const asked: PermissionRequest[] = [];
+                        const result = await toolkit(swappingPrompt(protectedFolder, answer, asked))(tool, args);
+                        assert.equal(asked.length, 1);
+                        assert.equal(asked[0].protectedPath, undefined, 'the question was about an ordinary path');
+                        assert.equal(result.isError, true);
+                        assert.match(result.content, /Nothing was written/);
+                        const file = join(root, protectedFolder, String(args.path).split('/')[1]);
+                        assert.ok(!existsSync(file) || !readFileSync(file, 'utf8').includes('pwned'), `${file} was written`);
+                    });
+                }
+            }
+
+            it('after "allow for this chat", a path that is now a link into a protected folder is asked about again', async () => {
+                mkdirSync(join(root, 'work'));
+                const asked: PermissionRequest[] = [];
+                const run = toolkit({ ask: async request => { asked.push(request); return 'allow-chat'; } });
+                assert.equal((await run('create_file', { path: 'work/one.md', content: '1' })).isError, undefined);
+                rmSync(join(root, 'work'), { recursive: true });
+                symlinkSync('.vscode', join(root, 'work'));
+                // The toolkit sees the link and asks; answered "allow-chat" it writes that once, as asked.
+                const result = await run('create_file', { path: 'work/two.json', content: 'asked' });
+                assert.equal(asked.length, 2);
+                assert.equal(asked[1].protectedPath, '.vscode/two.json');
+                assert.equal(result.isError, undefined, result.content);
+                assert.equal(readFileSync(join(root, '.vscode', 'two.json'), 'utf8'), 'asked');
+            });
+
+            it('edit_file allowed for the chat, whose folder becomes a link to .vscode while the editor is read, writes nothing there', async () => {
+                mkdirSync(join(root, 'work'));
+                writeFileSync(join(root, 'work', 'settings.json'), '{}\n');
+                const asked: PermissionRequest[] = [];
+                let reads = 0;
+                const run = toolkit({ ask: async request => { asked.push(request); return 'allow-chat'; } }, {
+                    documents: {
+                        readOpen: async () => {
+                            if (++reads === 2) {
+                                rmSync(join(root, 'work'), { recursive: true });
+                                symlinkSync('.vscode', join(root, 'work'));
+                            }
+                            return undefined;
+                        }
+                    }
+                });
+                assert.equal((await run('edit_file', { path: 'docs/readme.md', old_text: 'hello', new_text: 'hi' })).isError, undefined);
+                const result = await run('edit_file', { path: 'work/settings.json', old_text: '{}', new_text: 'pwned' });
+                assert.equal(asked.length, 1, 'edit_file was allowed for the chat: no second question');
+                assert.equal(result.isError, true);
+                assert.match(result.content, /Nothing was written/);
+                assert.equal(readFileSync(join(root, '.vscode', 'settings.json'), 'utf8'), '{}\n');
+            });
+
+            it('a write redirected to another ordinary place while the prompt is open is refused: the user answered about another file', async () => {
+                mkdirSync(join(root, 'work'));
+                mkdirSync(join(root, 'elsewhere'));
+                const asked: PermissionRequest[] = [];
+                const result = await toolkit(swappingPrompt('elsewhere', 'allow-once', asked))('create_file', { path: 'work/x.md', content: 'moved' });
+                assert.equal(result.isError, true);
+                assert.match(result.content, /changed after the user was asked/);
+                assert.ok(!existsSync(join(root, 'elsewhere', 'x.md')));
+            });
+        });
+
         it('the bench\'s --allow protected-write allows them (.git stays refused by the ignore rules)', async () => {
             const run = toolkit(new FixedPermissionPolicy(new Set(['read', 'protected-write'])));
             for (const [expected, tool, args] of targets) {

@@ -10,6 +10,7 @@ import { FileSystemProjectScanner } from './project-scanner';
 import { MAX_SEARCH_FILE_BYTES, searchWithRipgrep } from './ripgrep-search';
 import { contextLine, formatSearchResults, MatchGroup, matchLine } from './search-results';
 import { AnyTool, defineTool, ToolContext } from './tool';
+import { assertWriteAsAsked } from './write-question';
 import { ResolvedPath, ToolInputError, WorkspaceFiles } from './workspace-files';
 
 /** The most lines one read_file call returns. */
@@ -358,7 +359,7 @@ export const createFileTool = defineTool({
             throw new ToolInputError(`"${path.relative}" already exists. Use edit_file to change it.`);
         }
         await mkdir(dirname(context.files.real(path).absolute), { recursive: true });
-        const target = context.files.recheck(path);
+        const target = assertWriteAsAsked(context, path);
         if (context.writer) {
             await context.writer.write(target, args.content, { created: true });
         } else {
@@ -397,7 +398,7 @@ export const editFileTool = defineTool({
         }
         const after = args.replace_all ? before.split(args.old_text).join(args.new_text) : before.replace(args.old_text, () => args.new_text);
         // Checked again here: reading the editor's text awaited the IDE, time enough to swap a link.
-        const target = context.files.recheck(path);
+        const target = assertWriteAsAsked(context, path);
         if (context.writer) {
             await context.writer.write(target, after, { created: false });
         } else {

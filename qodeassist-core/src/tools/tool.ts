@@ -18,6 +18,18 @@ export interface ToolContext {
     writer?: IDocumentWriter;
     /** Enumerates project files; the file-system walk when absent. */
     scanner?: IProjectScanner;
+    /**
+     * What the user was asked about for this call, when a question was asked: the real path the
+     * write would reach then and the protected place it named. A write tool checks the path it
+     * really writes against it (assertWriteAsAsked); without it, a protected place is refused.
+     */
+    asked?: WriteQuestion;
+}
+
+/** The write the user answered: the real target then, and the protected place the question named. */
+export interface WriteQuestion {
+    real?: string;
+    protectedPath?: string;
 }
 
 /** What a tool returns: text the model reads, and for edits the record the chat can show, apply and undo. */

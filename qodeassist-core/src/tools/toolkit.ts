@@ -6,7 +6,7 @@ import { CancelledError, untilAborted } from '../wire/error-info';
 import { RequestId } from '../wire/events';
 import { ToolExecution, ToolExecutor } from '../wire/tool-loop-runner';
 import { capHead } from './output-cap';
-import { AnyTool, toolDefinition, ToolOutcome } from './tool';
+import { AnyTool, toolDefinition, ToolOutcome, WriteQuestion } from './tool';
 import { ToolInputError, WorkspaceFiles } from './workspace-files';
 
 /**
@@ -85,15 +85,18 @@ export class ToolKitExecutor implements ToolExecutor {
      * The protected place a write tool's `path` argument reaches, links followed. A path that does
      * not resolve is not protected here: the tool itself refuses it.
      */
-    private protectedPathOf(args: unknown): string | undefined {
+    private writeTargetOf(args: unknown): WriteQuestion {
         const path = (args as { path?: unknown }).path;
         if (typeof path !== 'string') {
-            return undefined;
+            return {};
         }
         try {
-            return this.options.files.protectedLocation(this.options.files.resolve(path));
+            const resolved = this.options.files.resolve(path);
+            const protectedPath = this.options.files.protectedLocation(resolved);
+            const real = this.options.files.real(resolved).absolute;
+            return protectedPath === undefined ? { real } : { real, protectedPath };
         } catch {
-            return undefined;
+            return {};
         }
     }
 
@@ -111,7 +114,9 @@ export class ToolKitExecutor implements ToolExecutor {
             return { isError: true, content: `Invalid arguments for ${tool.name}: ${problems}. Call it again with arguments matching its schema.` };
         }
         // A write to a protected place asks every time, whatever was allowed for this chat.
-        const protectedPath = tool.permission === 'write' ? this.protectedPathOf(parsed.data) : undefined;
+        const target = tool.permission === 'write' ? this.writeTargetOf(parsed.data) : {};
+        const protectedPath = target.protectedPath;
+        let asked: WriteQuestion | undefined;
         if (tool.permission !== 'read' && (protectedPath !== undefined || !this.allowedForChat.has(tool.name))) {
             const request: PermissionRequest = {
                 tool: tool.name, permission: tool.permission, arguments: call.arguments, chatId: this.chatId, ...(protectedPath !== undefined ? { protectedPath } : {})
@@ -123,9 +128,12 @@ export class ToolKitExecutor implements ToolExecutor {
             if (answer === 'allow-chat' && protectedPath === undefined) {
                 this.allowedForChat.add(tool.name);
             }
+            asked = target;
         }
         try {
-            return await tool.run(parsed.data, { ...context, chatId: this.chatId, files: this.options.files, documents: this.options.documents, writer: this.options.writer });
+            return await tool.run(parsed.data, {
+                ...context, chatId: this.chatId, files: this.options.files, documents: this.options.documents, writer: this.options.writer, ...(asked ? { asked } : {})
+            });
         } catch (error) {
             if (error instanceof CancelledError || context.signal?.aborted) {
                 throw new CancelledError();

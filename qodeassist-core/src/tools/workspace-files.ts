@@ -127,6 +127,14 @@ export class WorkspaceFiles {
      * Returns the real path to write.
      */
     recheck(path: ResolvedPath): string {
+        return this.recheckForWrite(path).target;
+    }
+
+    /**
+     * recheck, and from the same resolution the protected place the write really reaches: the
+     * decision to ask is made on the path written, not on one resolved before a question.
+     */
+    recheckForWrite(path: ResolvedPath): { target: string; protectedPath?: string } {
         const again = this.resolve(path.absolute);
         this.assertNotIgnored(again);
         const before = this.real(path).absolute;
@@ -134,7 +142,8 @@ export class WorkspaceFiles {
         if (before !== now) {
             throw new ToolInputError(`"${path.relative}" changed while the tool ran: it now leads to ${now} instead of ${before}. Nothing was written.`);
         }
-        return now;
+        const protectedPath = this.protectedLocation(again);
+        return protectedPath === undefined ? { target: now } : { target: now, protectedPath };
     }
 
     /** Whether ignore rules hide this path, a link on it or its target (listing, search, reading and writing all respect it). */

@@ -89,6 +89,11 @@ export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
     cancelSummary(chatId: string): Promise<void>;
     /** The user undid or reapplied an edit in the view; the saved chat remembers it. */
     setEditState(chatId: string, editId: string, state: StoredFileEdit['state']): Promise<void>;
+    /**
+     * The protected place (configuration or ignore rules, links followed) a write to this absolute
+     * path would reach in the workspace, as the user should see it; undefined for an ordinary file.
+     */
+    protectedLocation(workspacePath: string, absolutePath: string): Promise<string | undefined>;
 
     listChats(storage: ChatStorage): Promise<{ chats: ChatSummary[]; unreadable: UnreadableChat[] }>;
     renameChat(storage: ChatStorage, chatId: string, title: string): Promise<void>;

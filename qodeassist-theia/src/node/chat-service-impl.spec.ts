@@ -2,7 +2,7 @@ import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
 import { ChainedSecretsStore, ChatOwners, ConfigurationService, EnvironmentSecretsStore, FileSecretsStore, QodeAssistRuntime, RecordingWritableSecretsStore } from '@qodeassist/core';
 import { ConfigFixture, FAKE_KEYS, FakeProviderServer, openAITextRecording, openAIToolCallsRecording, writeFakeAgents } from '@qodeassist/test';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ChatEvent, ChatInput, ChatSessionEvent, ChatStorage, QodeAssistChatClient, SessionEvent, StoredChat } from '../common/chat-protocol';
@@ -264,6 +264,15 @@ describe('QodeAssistChatServiceImpl', () => {
         const stored = await saved(chatId);
         assert.equal(stored.edits.e1.state, 'undone');
         assert.equal(stored.edits.e1.diff, result.fileEdit.diff);
+    });
+
+    it('names the protected place an Undo or Apply would write, links followed, and nothing for an ordinary file', async () => {
+        fixture.write(`${fixture.workspace}/.vscode/settings.json`, '{}\n');
+        fixture.write(`${fixture.workspace}/plain.txt`, 'plain\n');
+        symlinkSync('.vscode', join(fixture.workspace, 'harmless'));
+        assert.equal(await service.protectedLocation(fixture.workspace, join(fixture.workspace, 'harmless', 'settings.json')), '.vscode/settings.json');
+        assert.equal(await service.protectedLocation(fixture.workspace, join(fixture.workspace, '.qodeassist', 'agents', 'x.toml')), '.qodeassist/agents/x.toml');
+        assert.equal(await service.protectedLocation(fixture.workspace, join(fixture.workspace, 'plain.txt')), undefined);
     });
 
     it('keys each edit apart when the provider reuses a tool call id in the next request', async () => {

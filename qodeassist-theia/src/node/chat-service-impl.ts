@@ -1,4 +1,4 @@
-import { ChatFeature, ChatOwners, ChatStore, ContentRef, ContextManifest, ImagesNotTakenError, qodeassistHome, QodeAssistRuntime, StoredFileEdit } from '@qodeassist/core';
+import { ChatFeature, ChatOwners, ChatStore, ContentRef, ContextManifest, ImagesNotTakenError, qodeassistHome, QodeAssistRuntime, StoredFileEdit, WorkspaceFiles } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { ConfigurationProvider, QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
@@ -112,6 +112,16 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
 
     setEditState(chatId: string, editId: string, state: StoredFileEdit['state']): Promise<void> {
         return this.feature.setEditState(chatId, editId, state);
+    }
+
+    async protectedLocation(workspacePath: string, absolutePath: string): Promise<string | undefined> {
+        const files = new WorkspaceFiles([workspacePath]);
+        try {
+            return files.protectedLocation(files.resolve(absolutePath));
+        } catch {
+            // Outside the workspace or a dangling link: the edit port refuses it before writing anything.
+            return undefined;
+        }
     }
 
     cancel(chatId: string, turnId?: string): Promise<void> {

@@ -86,6 +86,9 @@ class FakeChatService implements QodeAssistChatService {
     cancelSummary(chatId: string): Promise<void> {
         return this.record('cancelSummary', [chatId], () => undefined);
     }
+    protectedLocation(workspacePath: string, absolutePath: string): Promise<string | undefined> {
+        return this.record('protectedLocation', [workspacePath, absolutePath], () => undefined);
+    }
     setEditState(chatId: string, editId: string, state: 'applied' | 'undone'): Promise<void> {
         return this.record('setEditState', [chatId, editId, state], () => undefined);
     }

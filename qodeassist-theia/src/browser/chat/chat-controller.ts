@@ -1,8 +1,9 @@
-import type { ContentRef, ErrorInfo, FileEditRecord } from '@qodeassist/core';
+import type { ContentRef, ErrorInfo } from '@qodeassist/core';
 import type {
     AcpPermissionAnswer, AcpPermissionRequest, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, PermissionRequest, QodeAssistChatService, SkillChoice
 } from '../../common/chat-protocol';
 import { agentPermission, PendingPermission } from '../shared/pending-permission';
+import type { FileEditPort } from '../shared/protected-file-edits';
 import { BACKEND_AWAY_PROBLEM, BackendStatus, ChatReconnect, isChatNotOpen, reasonOf } from './chat-reconnect';
 import { ChatSummarizing } from './chat-summarizing';
 import { AttachmentView, ChatMessage, ChatTranscript, ToolActivity } from './chat-transcript';
@@ -26,11 +27,6 @@ export interface ChatEventSource {
     setAgentPermissionHandler(chatId: string, handler: (request: AcpPermissionRequest) => Promise<AcpPermissionAnswer>): Disposable;
 }
 
-/** Takes a tool's file edit back or applies it again (ChatFileEdits). */
-export interface FileEditPort {
-    undo(record: FileEditRecord): Promise<void>;
-    reapply(record: FileEditRecord): Promise<void>;
-}
 
 /** An attachment as it goes with a message: the backend's reference and what the transcript shows. */
 export interface OutgoingAttachment {

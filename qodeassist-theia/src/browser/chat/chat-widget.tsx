@@ -15,6 +15,7 @@ import { QodeAssistSwitch } from '../qodeassist-switch';
 import { OPEN_CONFIGURATION_COMMAND } from '../shared/configuration-target';
 import { ChatErrorAction, settingsTargetFor } from '../shared/error-affordance';
 import { ChatFileEdits } from '../shared/file-edits';
+import { askingOnProtected } from '../shared/protected-file-edits';
 import { PendingPermission } from '../shared/pending-permission';
 import { QodeAssistChatClientImpl } from '../shared/tool-host-client';
 import { QodeAssistProjectTrust } from '../trust/project-trust';
@@ -153,7 +154,10 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             service: this.chatService,
             backend: this.backend,
             client: this.chatClient,
-            edits: this.fileEdits,
+            edits: askingOnProtected(this.fileEdits, {
+                protectedLocation: async path => this.workspacePath === undefined ? undefined : this.chatService.protectedLocation(this.workspacePath, path),
+                confirm: (protectedPath, action) => this.confirmProtectedEdit(protectedPath, action)
+            }),
             composer: this.composer,
             host: {
                 historyLocation: () => this.preferences['qodeassist.chat.historyLocation'],
@@ -336,6 +340,17 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         resetTo: message => void this.confirmReset(message),
         switchVersion: branchId => void this.controller.switchVersion(branchId)
     };
+
+    /** Undo and Apply write files like a tool: a configuration or ignore file is asked about every time. */
+    protected async confirmProtectedEdit(protectedPath: string, action: 'undo' | 'reapply'): Promise<boolean> {
+        return !!await new ConfirmDialog({
+            title: action === 'undo'
+                ? nls.localize('qodeassist/chat/protectedUndoTitle', 'Undo writes a configuration file')
+                : nls.localize('qodeassist/chat/protectedApplyTitle', 'Apply writes a configuration file'),
+            msg: nls.localize('qodeassist/chat/protectedEditMessage', '{0} is a configuration or ignore file: changing it can change what runs or what QodeAssist may read. Write it?', protectedPath),
+            ok: nls.localize('qodeassist/chat/protectedEditOk', 'Write it')
+        }).open();
+    }
 
     /** A reset removes messages from view: asked first, and undone with "Bring back". */
     protected async confirmReset(message: ChatMessage): Promise<void> {

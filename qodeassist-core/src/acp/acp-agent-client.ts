@@ -4,7 +4,7 @@ import { Logger } from '../ports/logger';
 import { CancelledError } from '../wire/error-info';
 import { AcpAgentDefinition, acpLimits, AcpLimits } from './acp-definition';
 import {
-    AcpAgentError, agentCrashedError, agentRequestError, agentStoppedError, agentTimeoutError, unsupportedProtocolError
+    AcpAgentError, agentCrashedError, agentErrorReason, agentRequestError, agentStoppedError, agentTimeoutError, unsupportedProtocolError
 } from './acp-errors';
 import { AcpEvent } from './acp-events';
 import { AcpFileAccess } from './acp-files';
@@ -344,7 +344,7 @@ export class AcpAgentClient {
             }
             if (error instanceof RequestError && this.process?.exit === undefined && !this.fatal) {
                 const hint = error.code === -32000 && this.info?.authMethods.length ? ` It offers: ${this.info.authMethods.map(m => m.name).join(', ')}.` : '';
-                throw agentRequestError(this.definition, method, error.code, error.message, this.stderrTail(), hint);
+                throw agentRequestError(this.definition, method, error.code, agentErrorReason(error.message, error.data), this.stderrTail(), hint);
             }
             // The connection went down: wait a moment for the agent's exit to tell why.
             await Promise.race([this.death.catch(() => undefined), new Promise(resolve => setTimeout(resolve, EXIT_WAIT_MS).unref())]);

@@ -1,16 +1,21 @@
 import { ErrorCategory, QodeAssistError } from '../wire/error-info';
+import { PROCESS_SECRETS, redactSecrets } from '../wire/redaction';
 import { AcpAgentDefinition, commandLineOf } from './acp-definition';
 
 /** JSON-RPC code ACP agents answer with when the user must sign in first. */
 export const ACP_AUTH_REQUIRED = -32000;
 
+/** Terminal colour and cursor codes (CSI, OSC, two-byte escapes) and other control characters but line ends and tabs. */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CODES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]|[\u0000-\u0008\u000b-\u001f\u007f\u009b]/g;
 /**
  * A failure of one external agent: the message names the agent and what to do; the agent's
  * last standard-error output (bounded, redacted) rides along as `providerDetail`.
  */
 export class AcpAgentError extends QodeAssistError {
     constructor(readonly agent: string, category: ErrorCategory, message: string, readonly stderrTail = '') {
-        super({ category, message, ...(stderrTail.trim() ? { providerDetail: stderrTail.trim() } : {}) });
+        const detail = stderrTail.replace(TERMINAL_CODES, '').trim();
+        super({ category, message, ...(detail ? { providerDetail: detail } : {}) });
         this.name = 'AcpAgentError';
     }
 }
@@ -69,7 +74,41 @@ export function tooManyUpdatesError(definition: AcpAgentDefinition, limit: numbe
         `ACP agent "${definition.name}" sent more than ${limit} session updates in one turn (the maxUpdatesPerTurn limit), so the turn was stopped. Ask for a smaller step, or raise the limit if the agent really needs more.`);
 }
 
-/** An error the agent answered a request with. */
+/** The most of an agent's error reason shown; the rest is cut and said so. */
+export const MAX_AGENT_REASON_CHARS = 2_000;
+
+/** The texts an error's `data` carries: a string, or `message`, `details`, `detail`, `reason`, `error` (text or `{ message }`). */
+function reasonsIn(data: unknown, depth = 0): string[] {
+    if (typeof data === 'string') {
+        return [data];
+    }
+    if (!data || typeof data !== 'object' || Array.isArray(data) || depth > 2) {
+        return [];
+    }
+    const record = data as Record<string, unknown>;
+    return ['message', 'details', 'detail', 'reason', 'error'].flatMap(key => Object.hasOwn(record, key) ? reasonsIn(record[key], depth + 1) : []);
+}
+
+/**
+ * What an agent said went wrong: the JSON-RPC `message` and whatever `data` carries (codex-acp puts
+ * the real reason in `data.message`, Gemini CLI in `data.details`), without terminal codes, each
+ * text once, bounded and with every known key redacted.
+ */
+export function agentErrorReason(message: string, data?: unknown): string {
+    const parts: string[] = [];
+    for (const text of [message, ...reasonsIn(data)].map(part => part.replace(TERMINAL_CODES, '').trim()).filter(Boolean)) {
+        if (!parts.some(seen => seen.includes(text))) {
+            parts.push(text);
+        }
+    }
+    let reason = parts.join(': ');
+    if (reason.length > MAX_AGENT_REASON_CHARS) {
+        reason = `${reason.slice(0, MAX_AGENT_REASON_CHARS)}… (cut at ${MAX_AGENT_REASON_CHARS} characters)`;
+    }
+    return redactSecrets(reason, PROCESS_SECRETS.list());
+}
+
+/** An error the agent answered a request with; `message` is the reason as agentErrorReason gives it. */
 export function agentRequestError(definition: AcpAgentDefinition, method: string, code: number | undefined, message: string, stderr: string, authHint = ''): AcpAgentError {
     if (code === ACP_AUTH_REQUIRED) {
         return new AcpAgentError(definition.name, 'Auth',

@@ -129,6 +129,38 @@ describe('AcpAgentClient when the agent fails: typed errors naming the agent, wi
         assert.match(error.message, /ACP agent "flaky-agent" needs you to sign in before session\/prompt/);
     });
 
+    it('the reason an agent puts in the error\'s data reaches the chat, without terminal codes and with keys redacted (codex-acp\'s data.message)', async () => {
+        const { end } = await turn({
+            turns: [[{
+                fail: {
+                    code: -32603, message: 'Internal error',
+                    data: { message: '\u001b[31munexpected status 401 Unauthorized:\u001b[0m key sk-proj-abcdefghijklmnopqrstuvwxyz0123 rejected' }
+                }
+            }]]
+        });
+        const error = failure(end);
+        assert.equal(error.category, 'Provider');
+        assert.match(error.message, /answered session\/prompt with an error \(-32603\): Internal error: unexpected status 401 Unauthorized: key sk-proj-\[REDACTED\] rejected\./);
+        assert.ok(!error.message.includes('\u001b'), 'no terminal codes');
+        assert.ok(!error.message.includes('abcdefghijklmnopqrstuvwxyz0123'), 'the key is redacted');
+    });
+
+    it('a failed load\'s reason in data.details (Gemini CLI) and a plain string in data reach the error; the stderr tail stays as detail without colour codes', async () => {
+        client = new AcpAgentClient(scriptedAgent({
+            startupStderr: '\u001b[33mwarning:\u001b[0m no cached credentials\n',
+            load: [{ fail: { code: -32603, message: 'Internal error', data: { details: 'Session file ~/.gemini/tmp/abc.json is corrupt' } } }],
+            turns: [[{ fail: { code: -32603, message: 'Request failed', data: 'quota exceeded for model gemini-2.5-pro' } }]]
+        }, 'flaky-agent'), { host: new RecordingHost([sandbox.workspace]) });
+        await assert.rejects(client.loadSession('sess-1'), (error: AcpAgentError) => {
+            assert.match(error.message, /answered session\/load with an error \(-32603\): Internal error: Session file ~\/\.gemini\/tmp\/abc\.json is corrupt\./);
+            assert.equal(error.info.providerDetail, 'warning: no cached credentials');
+            return true;
+        });
+        const session = await client.newSession();
+        const end = await session.prompt({ text: 'go' }, { requestId: 'r1' });
+        assert.match(failure(end).message, /Request failed: quota exceeded for model gemini-2\.5-pro\./);
+    });
+
     it('a command that is missing, or a program inside the workspace, is a Config error and nothing starts', async () => {
         client = new AcpAgentClient({ name: 'ghost', command: 'qodeassist-no-such-agent-xyz' }, { host: new RecordingHost([sandbox.workspace]) });
         await assert.rejects(client.start(), (error: AcpAgentError) => error.info.category === 'Config' && /ACP agent "ghost" was not started: "qodeassist-no-such-agent-xyz" was not found/.test(error.message));

@@ -36,8 +36,8 @@ export type Step =
     | { stop: StopReason }
     /** Sends this many agent message chunks as fast as it can. */
     | { flood: number }
-    /** Answers the prompt with this JSON-RPC error. */
-    | { fail: { code: number; message: string } }
+    /** Answers the prompt with this JSON-RPC error (its `data` as given). */
+    | { fail: { code: number; message: string; data?: unknown } }
     /** Starts a long-lived child process (in the agent's process group) and writes `[own pid, child pid]` to this file. */
     | { spawnChild: string };
 
@@ -52,7 +52,7 @@ export interface AgentScript {
     modes?: { currentModeId: string; availableModes: Array<{ id: string; name: string; description?: string }> };
     /** Played right after answering `session/new` (commands, mode), outside any turn. */
     afterNewSession?: Step[];
-    /** Played while loading a session, before answering `session/load`. */
+    /** Played while loading a session, before answering `session/load` (a `fail` step answers it with that error). */
     load?: Step[];
     /** One list of steps per prompt turn, in order. */
     turns: Step[][];
@@ -242,7 +242,7 @@ lines.on('line', line => {
     if (message.method !== undefined && message.id !== undefined) {
         handleRequest(message).then(
             result => send({ id: message.id, result }),
-            error => send({ id: message.id, error: { code: error.code ?? -32603, message: error.message ?? String(error) } })
+            error => send({ id: message.id, error: { code: error.code ?? -32603, message: error.message ?? String(error), ...(error.data !== undefined ? { data: error.data } : {}) } })
         );
     } else if (message.method === 'session/cancel') {
         cancelled = true;

@@ -11,6 +11,7 @@ import { QodeAssistError, toErrorInfo } from '../wire/error-info';
 import { redactSecrets } from '../wire/redaction';
 import { agentChoices } from '../features/chat/chat-agents';
 import { ChatOwners } from '../features/chat/chat-owners';
+import { FolderChats } from './folder-chats';
 import { AcpChatSession } from './acp-chat-session';
 import { AcpServerSettings } from './acp-server-settings';
 import { clientOffers, ClientOffers } from './client-services';
@@ -48,10 +49,12 @@ export class QodeAssistAcpServer {
     private readonly owners = new ChatOwners();
     private offers: ClientOffers = clientOffers(undefined);
     private readonly programTools = new Map<string, AnyTool[]>();
+    private readonly chats: FolderChats;
 
     constructor(private readonly settings: AcpServerSettings, private readonly logger: Logger) {
         this.trust = new TrustedFolders(settings.trusted);
         this.configurations = new TrustedConfigurations(this.trust, settings.userRoot, settings.home);
+        this.chats = new FolderChats(join(settings.userRoot, 'chats'));
         this.runtime = new QodeAssistRuntime({
             secrets: settings.secrets, userHome: settings.home, logger,
             extraTools: workspace => () => this.clientTools(workspace)
@@ -66,6 +69,7 @@ export class QodeAssistAcpServer {
             })
             .onRequest('session/new', ({ params, client }) => answering(() => this.newSession(params.cwd, params.mcpServers.length, client)))
             .onRequest('session/load', ({ params, client }) => answering(() => this.loadSession(params.sessionId, params.cwd, client)))
+            .onRequest('session/list', ({ params }) => answering(async () => ({ sessions: await this.chats.list(params.cwd ?? undefined) })))
             .onRequest('session/prompt', ({ params, signal }) => answering(() => this.session(params.sessionId).prompt(params.prompt, signal)))
             .onNotification('session/cancel', async ({ params }) => {
                 await this.sessions.get(params.sessionId)?.cancel();
@@ -105,14 +109,14 @@ export class QodeAssistAcpServer {
                 // Images when a chat agent of the user's configuration takes them; a prompt for one that does not is refused with the ones that do.
                 promptCapabilities: { image: agentChoices(configuration, 'chat').some(choice => choice.images), audio: false, embeddedContext: true },
                 mcpCapabilities: { http: false, sse: false },
-                sessionCapabilities: { close: {} }
+                sessionCapabilities: { close: {}, list: {} }
             },
             authMethods: []
         };
     }
 
     private async newSession(cwd: string, mcpServers: number, client: AgentContext): Promise<NewSessionResponse> {
-        const session = this.createSession(cwd, client);
+        const session = await this.createSession(cwd, client);
         await session.open();
         if (mcpServers > 0) {
             this.log(`session ${session.sessionId}: the ${mcpServers} MCP server(s) the client passed are not used: qodeassist-acp offers its built-in tools only.`);
@@ -124,7 +128,7 @@ export class QodeAssistAcpServer {
 
     /** A saved chat as a session again: its messages are replayed as updates before the answer. */
     private async loadSession(sessionId: string, cwd: string, client: AgentContext): Promise<LoadSessionResponse> {
-        const session = this.sessions.get(sessionId) ?? this.createSession(cwd, client);
+        const session = this.sessions.get(sessionId) ?? await this.createSession(cwd, client, sessionId);
         let opened;
         try {
             opened = await session.open(sessionId);
@@ -138,13 +142,14 @@ export class QodeAssistAcpServer {
         return this.options(session);
     }
 
-    private createSession(cwd: string, client: AgentContext): AcpChatSession {
+    /** A session in `cwd`; its chat is kept with the folder's other chats (`sessionId`: an existing one, wherever it was saved). */
+    private async createSession(cwd: string, client: AgentContext, sessionId?: string): Promise<AcpChatSession> {
         if (!isAbsolute(cwd)) {
             throw new QodeAssistError({ category: 'Validation', message: `The session folder must be an absolute path, not ${JSON.stringify(cwd)}.` });
         }
         return new AcpChatSession({
             runtime: this.runtime, configurations: this.configurations, owners: this.owners, userHome: this.settings.home,
-            chats: join(this.settings.userRoot, 'chats'), client, offers: this.offers, tools: this.settings.tools, log: line => this.log(line)
+            chats: sessionId === undefined ? await this.chats.directoryFor(cwd) : await this.chats.directoryOf(cwd, sessionId), client, offers: this.offers, tools: this.settings.tools, log: line => this.log(line)
         }, cwd);
     }
 

@@ -251,6 +251,9 @@ export class AcpChatSession {
                     turn.settle({ response: { stopReason: stopped ? 'cancelled' : acpStopReason(end.stopReason) } });
                 } else if (end.type === 'Cancelled') {
                     turn.settle({ response: { stopReason: 'cancelled' } });
+                } else if (end.type === 'Failed' && !stopped && end.error.limit === 'maxToolRounds') {
+                    // The tool-round limit ends the turn as ACP's request limit, not as a failure.
+                    turn.settle({ response: { stopReason: 'max_turn_requests' } });
                 } else if (end.type === 'Failed') {
                     turn.settle(stopped ? { response: { stopReason: 'cancelled' } } : { error: requestErrorFromInfo(end.error) });
                 }

@@ -14,6 +14,8 @@ export interface ErrorInfo {
     retryAfterSeconds?: number;
     /** The provider instance the error is about, when known (an Auth error: whose key to set). */
     provider?: string;
+    /** The limit that stopped the request, when one did (ACP reports the tool-round limit as the max_turn_requests stop reason). */
+    limit?: 'maxToolRounds';
 }
 
 /** Carries an ErrorInfo through code that throws; callers match on `info.category`, never on text. */

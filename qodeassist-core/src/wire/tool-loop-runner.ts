@@ -74,6 +74,7 @@ export class ToolLoopRunner {
                 if (++state.rounds > this.maxRounds) {
                     yield [this.error(requestId, {
                         category: 'Tool',
+                        limit: 'maxToolRounds',
                         message: `The model kept calling tools for ${this.maxRounds} rounds (the max_tool_rounds limit), so the request was stopped. Ask for a smaller step, or ${(request.limitAdvice ?? raiseLimitAdvice)('maxToolRounds')}`
                     })];
                     return undefined;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
@@ -280,6 +280,42 @@ describe('qodeassist-acp driven by the ACP SDK\'s client side (spawned)', functi
         await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
         assert.equal(modelRequests()[0].protocol, 'anthropic-messages');
         assert.equal(acp.answerText(sessionId), 'Hello! How can I help you today?');
+    });
+
+    it('the tool-round limit ends the turn with the max_turn_requests stop reason, not an error', async () => {
+        fixture.project_('agents/fake-openai-short.toml', 'schema_version = 1\nname = "fake-openai-short"\nextends = "fake-openai"\npipelines = ["chat"]\n\n[limits]\nmax_tool_rounds = 1\n');
+        const read = (id: string) => ({ kind: 'replay' as const, recording: openAIToolCallsRecording([{ id, name: 'read_file', arguments: { path: 'notes.md' } }]) });
+        server.enqueue(read('call_1'), read('call_2'));
+        const sessionId = await newSession();
+        await acp.agent.request('session/set_config_option', { sessionId, configId: 'agent', value: 'fake-openai-short' });
+        const response = await acp.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Keep reading' }] });
+        assert.equal(response.stopReason, 'max_turn_requests');
+        assert.equal(modelRequests().length, 2, 'the second round was asked for, its tool calls not run');
+        assert.equal(acp.calls.filter(call => call.startsWith('read ')).length, 1);
+    });
+
+    it('session/list lists the saved chats of the folder, newest first, with their titles; another folder\'s chats apart', async () => {
+        assert.deepEqual((await acp.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} })).agentCapabilities?.sessionCapabilities?.list, {});
+        server.enqueue({ kind: 'replay', recording: openAITextRecording('One.') }, { kind: 'replay', recording: openAITextRecording('Two.') },
+            { kind: 'replay', recording: openAITextRecording('Elsewhere.') });
+        const first = await newSession();
+        await acp.agent.request('session/prompt', { sessionId: first, prompt: [{ type: 'text', text: 'First topic' }] });
+        const second = await newSession();
+        await acp.agent.request('session/prompt', { sessionId: second, prompt: [{ type: 'text', text: 'Second topic' }] });
+        // A second trusted folder with the same agents, served by the same process.
+        const other = join(fixture.root, 'other-folder');
+        cpSync(fixture.project, join(other, '.qodeassist'), { recursive: true });
+        assert.equal(await acp.close(), 0, acp.stderr);
+        acp = start(['--trust-workspace', fixture.workspace, '--trust-workspace', other]);
+        await acp.initialize();
+        const elsewhere = (await acp.agent.request('session/new', { cwd: other, mcpServers: [] })).sessionId;
+        await acp.agent.request('session/prompt', { sessionId: elsewhere, prompt: [{ type: 'text', text: 'Other topic' }] });
+        const listed = (await acp.agent.request('session/list', { cwd: fixture.workspace })).sessions;
+        assert.deepEqual(listed.map(session => [session.sessionId, session.cwd, session.title]),
+            [[second, fixture.workspace, 'Second topic'], [first, fixture.workspace, 'First topic']]);
+        assert.ok(listed.every(session => typeof session.updatedAt === 'string'));
+        const all = (await acp.agent.request('session/list', {})).sessions.map(session => session.sessionId);
+        assert.ok([first, second, elsewhere].every(id => all.includes(id)), JSON.stringify(all));
     });
 
     it('session/load in a new process replays the saved chat and goes on with it', async () => {

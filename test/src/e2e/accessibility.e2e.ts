@@ -258,4 +258,31 @@ describe('accessibility in Chromium: axe-core over the chat, configuration and r
             assert.ok(box.x >= composer!.x - 1 && box.x + box.width <= composer!.x + composer!.width + 1, `${control} stays inside the sidebar`);
         }
     });
+
+    /** Theia's own themes by id, and the class its body then carries. */
+    const THEMES: Array<[string, string]> = [['light', 'theia-light'], ['hc-theia', 'theia-hc'], ['dark', 'theia-dark']];
+    for (const [theme, bodyClass] of THEMES) {
+        it(`in the ${theme} theme the chat (sidebar and editor), configuration and refactor views have no serious axe violations`, async () => {
+            mkdirSync(join(app.home, '.theia'), { recursive: true });
+            writeFileSync(join(app.home, '.theia', 'settings.json'), `${JSON.stringify({ 'workbench.colorTheme': theme })}\n`);
+            await page.waitForFunction(name => document.body.classList.contains(name), bodyClass, { timeout: 20_000 });
+            const found: string[] = [];
+            for (const [view, root] of [['sidebar chat', '#theia-right-content-panel .qa-chat-root'], ['editor chat', '#theia-main-content-panel .qa-chat-root'], ['configuration', '.qa-config-root']]) {
+                if (await page.locator(root).count() > 0) {
+                    found.push(...(await seriousViolations(page, root)).map(violation => `${view}: ${describeViolations([violation])}`));
+                }
+            }
+            await page.locator('#theia-right-content-panel').screenshot({ path: screenshotPath(`a11y-sidebar-${theme}`) });
+            await openFile(page, 'src/total.ts');
+            await page.locator('#theia-main-content-panel .monaco-editor .view-lines').first().click();
+            await page.keyboard.press('Control+Home');
+            await page.keyboard.press('Shift+ArrowDown');
+            await page.keyboard.press('Control+Alt+r');
+            const panel = page.locator('.qa-refactor .qa-refactor-panel');
+            await panel.locator('.qa-refactor-input').waitFor({ timeout: 10_000 });
+            found.push(...(await seriousViolations(page, '.qa-refactor-panel')).map(violation => `refactor: ${describeViolations([violation])}`));
+            await page.keyboard.press('Escape');
+            assert.equal(found.length, 0, `axe found serious or critical violations in the ${theme} theme:\n${found.join('\n')}`);
+        });
+    }
 });

@@ -113,6 +113,7 @@ export * from './runtime/tool-kit';
 export * from './runtime/qodeassist-runtime';
 export * from './features/chat/chat-types';
 export * from './features/chat/chat-agents';
+export * from './features/chat/rules-files';
 export * from './features/chat/chat-feature';
 export * from './features/chat/chat-owners';
 export * from './features/chat/chat-branches';

@@ -7,7 +7,9 @@ import { join } from 'node:path';
  */
 export const PROJECT_LAYER_ENTRIES: readonly string[] = [
     '.qodeassist/agents', '.qodeassist/providers', '.qodeassist/partials', '.qodeassist/roles', '.qodeassist/agent_models.json',
-    '.qodeassist/instructions', '.qodeassist/skills', '.qodeassist/mcp.json', '.qodeassist/acp', '.claude/skills'
+    '.qodeassist/instructions', '.qodeassist/skills', '.qodeassist/mcp.json', '.qodeassist/acp', '.claude/skills',
+    // The repository's rules files for agents (the root ones; nested AGENTS.md are not read either).
+    'AGENTS.md', 'CLAUDE.md', 'GEMINI.md', '.github/copilot-instructions.md', '.github/instructions', '.cursor/rules', '.clinerules'
 ];
 
 /** The project-layer entries this workspace has, `/`-separated relative paths: what an untrusted workspace leaves unread. */

@@ -68,7 +68,10 @@ export interface Assembly {
 
 /** Stable layers first: the more stable, the earlier, so prompt caches reuse the longest prefix. */
 const LAYER_RANK: Record<string, number> = { 'agent.system': 0, 'agent.role': 0.5, 'env.project': 1, 'skills.catalog': 2 };
-const rankOf = (name: string) => LAYER_RANK[name] ?? 3;
+/** The layer name of a repository rules file starts so: the manifest lists each with its tokens, so the chat shows which were used. */
+export const RULES_LAYER_PREFIX = 'rules: ';
+/** The repository's rules files come after the project's environment, before the skills catalog. */
+const rankOf = (name: string) => LAYER_RANK[name] ?? (name.startsWith(RULES_LAYER_PREFIX) ? 1.5 : 3);
 const WARN_AT = 0.85;
 /** Tool results that are cheap to get again: elided before others of their age. */
 const LOW_SIGNAL: ReadonlySet<string> = new Set(['read_file', 'list_project_files', 'find_file', 'search_project', 'todo', 'load_skill']);

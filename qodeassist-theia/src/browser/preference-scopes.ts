@@ -24,6 +24,8 @@ export const PREFERENCE_SCOPE_RULES: Readonly<Record<string, { rule: ScopeRule; 
     'qodeassist.skills.enabled': { rule: 'narrow', why: 'a project may turn skills off, not on where the user turned them off' },
     'qodeassist.skills.folders': { rule: 'user', why: 'names folders outside the workspace whose text reaches the model' },
     'qodeassist.mcp.server.enabled': { rule: 'user', why: 'opens a port that serves the tools to other programs' },
+    ...Object.fromEntries(['agentsMd', 'claudeMd', 'geminiMd', 'copilot', 'cursor', 'cline'].map(kind => [`qodeassist.rules.${kind}`,
+        { rule: 'narrow' as const, why: 'a project may turn its rules files off, not on where the user turned them off' }])),
     'qodeassist.mcp.server.port': { rule: 'user', why: 'where the MCP server listens' },
     'qodeassist.mcp.server.host': { rule: 'user', why: 'an interface other than the loopback exposes the tools to the network' },
     'qodeassist.mcp.server.allowedOrigins': { rule: 'user', why: 'lets web pages of those origins call the tools' },

@@ -1,9 +1,20 @@
 import { createPreferenceProxy, PreferenceContribution, PreferenceProxy, PreferenceSchema, PreferenceService } from '@theia/core';
 import { interfaces } from '@theia/core/shared/inversify';
+import type { RulesKind, RulesSettings } from '@qodeassist/core';
 import { ChatSkillSettings, ChatToolSettings } from '../common/chat-protocol';
 import type { LimitOverrides } from '../common/config-protocol';
 import { QodeAssistLogLevel } from '../common/log-protocol';
 import { schemaScopeOf, scopeGuardedPreferences } from './preference-scopes';
+
+/** Each kind of repository rules file and its on/off setting (the compiler checks every kind core reads has one). */
+export const RULES_PREFERENCES = {
+    agents: { key: 'qodeassist.rules.agentsMd', files: 'AGENTS.md files (the root one and those above the files a turn touches)' },
+    claude: { key: 'qodeassist.rules.claudeMd', files: 'CLAUDE.md files' },
+    gemini: { key: 'qodeassist.rules.geminiMd', files: 'GEMINI.md files' },
+    copilot: { key: 'qodeassist.rules.copilot', files: '.github/copilot-instructions.md and .github/instructions/*.instructions.md (by applyTo)' },
+    cursor: { key: 'qodeassist.rules.cursor', files: '.cursor/rules/*.mdc (alwaysApply or matching globs)' },
+    cline: { key: 'qodeassist.rules.cline', files: '.clinerules (a file or a folder)' }
+} as const satisfies Record<RulesKind, { key: string; files: string }>;
 
 export const QodeAssistPreferenceSchema: PreferenceSchema = {
     properties: {
@@ -165,6 +176,10 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'string', enum: ['off', 'error', 'warn', 'info', 'debug'], default: 'warn',
             description: 'What the QodeAssist output channel shows: failures (warn), every request with its agent and size (info), or also each manifest and request body (debug). Keys are always redacted.'
         },
+        ...Object.fromEntries(Object.entries(RULES_PREFERENCES).map(([kind, { key, files }]) => [key, {
+            type: 'boolean', default: true,
+            description: `In a trusted workspace, put the repository's ${files} into the chat's prompt (${kind} rules files). Read again at every send.`
+        }])),
         'qodeassist.refactor.openFilesTokens': {
             type: 'number', default: 0, minimum: 0,
             description: 'Tokens of other open editors a refactor may read. 0: none.'
@@ -248,6 +263,12 @@ export function limitOverridesOf(preferences: QodeAssistPreferences): LimitOverr
 /** The user's skill settings as the backend takes them. */
 export function skillSettingsOf(preferences: QodeAssistPreferences): ChatSkillSettings {
     return { enabled: preferences['qodeassist.skills.enabled'], folders: preferences['qodeassist.skills.folders'] };
+}
+
+/** The rules-file kinds the user turned off, as the backend takes them. */
+export function rulesSettingsOf(preferences: QodeAssistPreferences): RulesSettings {
+    const values = preferences as unknown as Record<string, unknown>;
+    return { disabled: (Object.keys(RULES_PREFERENCES) as RulesKind[]).filter(kind => values[RULES_PREFERENCES[kind].key] === false) };
 }
 
 export interface QodeAssistConfiguration {

@@ -31,6 +31,7 @@ describe('the same request body from the IDE and from the bench', () => {
         fixture.write(join(fixture.workspace, 'src', 'reverse.ts'), source);
         fixture.write(join(fixture.workspace, 'src', 'flip.ts'), 'export function flip(chars: string[]): string[] {\n    return chars.reverse();\n}\n');
         fixture.write(join(fixture.workspace, 'src', 'mirror.ts'), importing);
+        fixture.write(join(fixture.workspace, 'AGENTS.md'), 'Keep functions pure.\n');
         configuration = new ConfigurationService(fixture.roots);
     });
     after(async () => {
@@ -87,6 +88,7 @@ describe('the same request body from the IDE and from the bench', () => {
             await bench(['chat', '--agent', 'fake-openai', '--message', 'what does reverse do?', '--tools']);
             assert.deepEqual(received(), fromIde);
             assert.match(JSON.stringify(fromIde), /Workspace: workspace/, 'the environment block is in both');
+            assert.match(JSON.stringify(fromIde), /Instructions from the project's AGENTS\.md.*Keep functions pure\./, 'the rules file is in both');
         } finally {
             await chat.saved();
             chat.dispose();

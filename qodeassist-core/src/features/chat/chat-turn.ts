@@ -13,6 +13,7 @@ import { ToolKitExecutor } from '../../tools/toolkit';
 import { ErrorInfo, QodeAssistError } from '../../wire/error-info';
 import { chatAgentFor } from './chat-agents';
 import { chatEnvironment } from './chat-environment';
+import { applyRulesFiles, relevantFiles } from './chat-rules';
 import { ChatEvent, ChatHost, ChatInput, ChatTurnOptions, editIdOf } from './chat-types';
 import { ChatOwners } from './chat-owners';
 import { OpenChat } from './open-chat';
@@ -87,6 +88,10 @@ export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, opti
         session.unpinContext(ACTIVE_FILE_PIN);
     }
     session.setLayer('skills.catalog', skills ? [skills.alwaysOnText(), tools ? skills.catalog() : ''].filter(Boolean).join('\n\n') : '');
+    if (options.workspacePath) {
+        const relevant = relevantFiles(options.workspacePath, options.file, options.linked ?? [], session.history);
+        applyRulesFiles(session, chat.rulesLayers, projectTrusted ? options.workspacePath : undefined, relevant, options.rules, options.tools?.useGitignore ?? true);
+    }
     return { session, policy: tools ? { tools: tools.definitions(), executor: tools } : {}, skills };
 }
 

@@ -6,6 +6,7 @@ import { ContentRef, HistoryMessage } from '../../context/conversation-history';
 import { SessionEvent } from '../../session/session-events';
 import { ChatBranch, StoredChat, StoredFileEdit } from '../../session/chat-store';
 import { SkillSettings, ToolHost, ToolSettings } from '../../runtime/tool-kit';
+import { RulesSettings } from './rules-files';
 
 /** A session event as the chat forwards it: the result of a file edit names the key the chat keeps that edit under. */
 export type ChatSessionEvent = SessionEvent & {
@@ -94,6 +95,8 @@ export interface ChatTurnOptions {
     linked?: string[];
     /** The user's skill settings (preferences `qodeassist.skills.*`); absent: on, default folders. */
     skills?: SkillSettings;
+    /** Which kinds of the repository's rules files (AGENTS.md, CLAUDE.md, …) are read in a trusted workspace; absent: all. */
+    rules?: RulesSettings;
 }
 
 /** Where chats are kept: the workspace's `.qodeassist/chats` or the user's `~/.qodeassist/chats`. */

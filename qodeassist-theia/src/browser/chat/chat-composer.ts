@@ -9,7 +9,7 @@ import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service
 import {
     ACP_AGENT_PREFIX, AgentChoice, AgentSessionState, ATTACHMENT_LIMITS, ChatEvent, ChatSendOptions, OpenedChat, QodeAssistChatService, RoleChoice, SkillChoice
 } from '../../common/chat-protocol';
-import { QodeAssistPreferences, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
+import { QodeAssistPreferences, rulesSettingsOf, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
 import { ChatComposerPort, OutgoingAttachment } from './chat-controller';
 import { applySuggestion, mentionsIn, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
 import { commandSuggestions, nextAgentState } from './agent-session-state';
@@ -154,7 +154,8 @@ export class ChatComposer implements ChatComposerPort {
             role: this.role || undefined,
             linked: this.linkedPaths(),
             tools: toolSettingsOf(this.preferences),
-            skills: skillSettingsOf(this.preferences)
+            skills: skillSettingsOf(this.preferences),
+            rules: rulesSettingsOf(this.preferences)
         };
     }
 

@@ -83,6 +83,7 @@ describe('Session limits: the agent\'s [limits] under the user\'s settings', () 
         const error = await failure(session, events, true);
         assert.deepEqual(error, {
             category: 'Tool',
+            limit: 'maxToolRounds',
             message: 'The model kept calling tools for 2 rounds (the max_tool_rounds limit), so the request was stopped. Ask for a smaller step, '
                 + 'or raise [limits] max_tool_rounds in the agent file /home/me/.qodeassist/agents/mine.toml or the setting qodeassist.limits.maxToolRounds.'
         });

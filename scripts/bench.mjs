@@ -1,4 +1,4 @@
-// `npm run bench [wire|context|search|long-run|mcp|chat|hostile|completion|completion-context|load]`: builds what changed (the browser-app too, for the chat view in Chromium, but not for `completion-context`, which needs no app; for `completion` also test/theia-ai-app, Theia with its own AI completion), then runs the benchmarks and rewrites their sections of BENCHMARKS.md.
+// `npm run bench [wire|context|search|long-run|mcp|chat|hostile|completion|completion-context|load|checkpoints]`: builds what changed (the browser-app too, for the chat view in Chromium, but not for `completion-context`, which needs no app; for `completion` also test/theia-ai-app, Theia with its own AI completion), then runs the benchmarks and rewrites their sections of BENCHMARKS.md.
 import { join } from 'node:path';
 import { buildTheiaApp, compileTypeScript } from './lib/build.mjs';
 import { ensureInstalled, ROOT } from './lib/install.mjs';

@@ -3,8 +3,11 @@ import { heading, run } from './run.mjs';
 
 /** Debian packages the native modules need to compile: keytar (libsecret), native-keymap (xkbfile, X11). */
 export const BUILD_PACKAGES = ['libsecret-1-dev', 'libxkbfile-dev', 'libx11-dev', 'pkg-config', 'python3', 'make', 'g++'];
-/** What the end-to-end tests drive; ripgrep, which search_project uses when present (both engines are tested); a D-Bus session and gnome-keyring for the keyring test. */
-export const TEST_PACKAGES = ['chromium', 'ripgrep', 'dbus', 'gnome-keyring'];
+/**
+ * What the end-to-end tests drive; ripgrep, which search_project uses when present (both engines are tested); a D-Bus session and gnome-keyring for the keyring test;
+ * bubblewrap, the sandbox commands run in (its attack specs run both with it and without).
+ */
+export const TEST_PACKAGES = ['chromium', 'ripgrep', 'dbus', 'gnome-keyring', 'bubblewrap'];
 
 function missingPackages(packages) {
     return packages.filter(name => {

@@ -18,7 +18,7 @@ import { clientOffers, ClientOffers } from './client-services';
 import { clientProgramTools } from './client-program-tools';
 import { replayHistory } from './history-replay';
 import { requestErrorOf } from './request-errors';
-import { AGENT_OPTION, applyChoice, sessionConfigOptions, sessionModes } from './session-options';
+import { applyChoice, MODE_OPTION, sessionConfigOptions, sessionModes } from './session-options';
 import { TrustedConfigurations, TrustedFolders } from './trusted-configurations';
 
 /** ACP's "resource not found" (an unknown session). */
@@ -75,7 +75,7 @@ export class QodeAssistAcpServer {
                 await this.sessions.get(params.sessionId)?.cancel();
             })
             .onRequest('session/set_mode', ({ params }) => answering(async () => {
-                this.choose(params.sessionId, AGENT_OPTION, params.modeId);
+                this.choose(params.sessionId, MODE_OPTION, params.modeId);
                 return {};
             }))
             .onRequest('session/set_config_option', ({ params }) => answering(async () => ({
@@ -163,16 +163,16 @@ export class QodeAssistAcpServer {
 
     private options(session: AcpChatSession): Pick<NewSessionResponse, 'configOptions' | 'modes'> {
         const catalog = session.catalog();
-        return { configOptions: sessionConfigOptions(catalog, session.choices), modes: sessionModes(catalog, session.choices) ?? null };
+        return { configOptions: sessionConfigOptions(catalog, session.choices), modes: sessionModes(session.choices) };
     }
 
-    /** Sets an option (a mode is the agent option); the other view of the agent pick follows. */
+    /** Sets an option (a mode is the mode option); the other view of the mode follows. */
     private choose(sessionId: string, configId: string, value: unknown) {
         const session = this.session(sessionId);
         const catalog = session.catalog();
         session.choices = applyChoice(catalog, session.choices, configId, value);
         const configOptions = sessionConfigOptions(catalog, session.choices);
-        if (configId === AGENT_OPTION) {
+        if (configId === MODE_OPTION) {
             session.send({ sessionUpdate: 'current_mode_update', currentModeId: String(value) });
             session.send({ sessionUpdate: 'config_option_update', configOptions });
         }

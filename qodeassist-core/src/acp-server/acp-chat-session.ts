@@ -195,7 +195,7 @@ export class AcpChatSession {
 
     private turnOptions(): ChatTurnOptions {
         return {
-            workspacePath: this.cwd, agent: this.choices.agent, role: this.choices.role,
+            workspacePath: this.cwd, agent: this.choices.agent, role: this.choices.role, mode: this.choices.mode,
             tools: this.context.tools, offerTools: true
         };
     }

@@ -12,8 +12,8 @@ const catalog: SessionCatalog = {
 };
 
 describe('session options', () => {
-    it('the agent picker shows the roster\'s pick until the user picks; the role picker starts at no role', () => {
-        const [agent, role] = sessionConfigOptions(catalog, {});
+    it('the agent picker shows the roster\'s pick until the user picks; the mode starts at Act, the role picker at no role', () => {
+        const [agent, mode, role] = sessionConfigOptions(catalog, {});
         assert.equal(agent.id, 'agent');
         assert.ok(agent.type === 'select' && agent.currentValue === 'claude-chat');
         assert.deepEqual(agent.type === 'select' ? agent.options : [], [
@@ -21,13 +21,14 @@ describe('session options', () => {
             { value: 'ollama-chat', name: 'ollama-chat', description: 'qwen3:8b · ollama' }
         ]);
         assert.ok(role.type === 'select' && role.currentValue === NO_ROLE);
-        assert.equal(sessionModes(catalog, { agent: 'ollama-chat' })?.currentModeId, 'ollama-chat');
+        assert.ok(mode.type === 'select' && mode.id === 'mode' && mode.category === 'mode' && mode.currentValue === 'act');
+        assert.deepEqual(sessionModes({}).availableModes.map(entry => entry.id), ['act', 'plan']);
+        assert.equal(sessionModes({ mode: 'plan' }).currentModeId, 'plan');
     });
 
-    it('without any chat agent there is no agent picker and no modes', () => {
+    it('without any chat agent there is no agent picker; the mode and role pickers stay', () => {
         const empty = { agents: [], roles: [] };
-        assert.deepEqual(sessionConfigOptions(empty, {}).map(option => option.id), ['role']);
-        assert.equal(sessionModes(empty, {}), undefined);
+        assert.deepEqual(sessionConfigOptions(empty, {}).map(option => option.id), ['mode', 'role']);
     });
 
     it('applies a pick, and refuses one that is not offered, naming the ones that are', () => {
@@ -36,6 +37,8 @@ describe('session options', () => {
         const refused = (pattern: RegExp) => (error: unknown) => error instanceof QodeAssistError && error.info.category === 'Validation' && pattern.test(error.message);
         assert.throws(() => applyChoice(catalog, {}, 'agent', 'gpt-9'), refused(/no chat agent "gpt-9".*claude-chat, ollama-chat/));
         assert.throws(() => applyChoice(catalog, {}, 'role', 'poet'), refused(/no role "poet".*reviewer/));
+        assert.deepEqual(applyChoice(catalog, {}, 'mode', 'plan'), { mode: 'plan' });
+        assert.throws(() => applyChoice(catalog, {}, 'mode', 'yolo'), refused(/no mode "yolo"/));
         assert.throws(() => applyChoice(catalog, {}, 'temperature', 1), refused(/no session option "temperature"/));
     });
 });

@@ -1,11 +1,14 @@
 import type { SessionConfigOption, SessionModeState } from '@agentclientprotocol/sdk';
 import { QodeAssistError } from '../wire/error-info';
 import { AgentChoice, RoleChoice } from '../features/chat/chat-types';
+import { ChatMode } from '../features/chat/plan-mode';
 
 /** The session's picks; an absent agent means the chat roster's pick, as in the IDE's chat. */
 export interface SessionChoices {
     agent?: string;
     role?: string;
+    /** Plan or act (absent: act). */
+    mode?: ChatMode;
 }
 
 /** What the pickers offer for the session's folder, and the roster's pick. */
@@ -17,6 +20,7 @@ export interface SessionCatalog {
 }
 
 export const AGENT_OPTION = 'agent';
+export const MODE_OPTION = 'mode';
 export const ROLE_OPTION = 'role';
 /** The role picker's "no role" value. */
 export const NO_ROLE = 'none';
@@ -41,6 +45,12 @@ export function sessionConfigOptions(catalog: SessionCatalog, choices: SessionCh
         });
     }
     options.push({
+        type: 'select', id: MODE_OPTION, name: 'Mode', category: 'mode',
+        description: 'Plan: the agent reads and proposes a plan, with read-only tools. Act: it carries the work out with its tools, a plan made before pinned.',
+        currentValue: choices.mode ?? 'act',
+        options: SESSION_MODES.map(mode => ({ value: mode.id, name: mode.name, description: mode.description }))
+    });
+    options.push({
         type: 'select', id: ROLE_OPTION, name: 'Role', description: 'A role whose system prompt joins the agent\'s.',
         currentValue: choices.role ?? NO_ROLE,
         options: [{ value: NO_ROLE, name: 'No role' }, ...catalog.roles.map(role => ({ value: role.id, name: role.name, description: role.description || null }))]
@@ -48,16 +58,17 @@ export function sessionConfigOptions(catalog: SessionCatalog, choices: SessionCh
     return options;
 }
 
-/** The agent picker again as session modes, for clients without config options (kept in step with the option). */
-export function sessionModes(catalog: SessionCatalog, choices: SessionChoices): SessionModeState | undefined {
-    const agent = currentAgent(catalog, choices);
-    return agent ? {
-        currentModeId: agent,
-        availableModes: catalog.agents.map(choice => ({ id: choice.name, name: choice.name, description: `${choice.model} · ${choice.provider}` }))
-    } : undefined;
+const SESSION_MODES: ReadonlyArray<{ id: ChatMode; name: string; description: string }> = [
+    { id: 'act', name: 'Act', description: 'The agent works with its tools (writes and commands still ask).' },
+    { id: 'plan', name: 'Plan', description: 'The agent reads and proposes a plan; nothing is changed or run.' }
+];
+
+/** Plan and Act as session modes (kept in step with the mode option), as ACP clients show an agent's modes. */
+export function sessionModes(choices: SessionChoices): SessionModeState {
+    return { currentModeId: choices.mode ?? 'act', availableModes: SESSION_MODES.map(mode => ({ ...mode })) };
 }
 
-/** The session's picks after the user set an option (or a mode, which is the agent option); a value not offered is refused with the ones that are. */
+/** The session's picks after the user set an option (or a mode, which is the mode option); a value not offered is refused with the ones that are. */
 export function applyChoice(catalog: SessionCatalog, choices: SessionChoices, configId: string, value: unknown): SessionChoices {
     if (configId === AGENT_OPTION) {
         if (typeof value !== 'string' || !catalog.agents.some(choice => choice.name === value)) {
@@ -80,5 +91,11 @@ export function applyChoice(catalog: SessionCatalog, choices: SessionChoices, co
         }
         return { ...choices, role: value };
     }
-    throw new QodeAssistError({ category: 'Validation', message: `QodeAssist has no session option "${configId}"; it has "${AGENT_OPTION}" and "${ROLE_OPTION}".` });
+    if (configId === MODE_OPTION) {
+        if (value !== 'act' && value !== 'plan') {
+            throw new QodeAssistError({ category: 'Validation', message: `There is no mode ${JSON.stringify(value)}; pick "act" or "plan".` });
+        }
+        return { ...choices, mode: value };
+    }
+    throw new QodeAssistError({ category: 'Validation', message: `QodeAssist has no session option "${configId}"; it has "${AGENT_OPTION}", "${MODE_OPTION}" and "${ROLE_OPTION}".` });
 }

@@ -1,4 +1,4 @@
-import { AcpAgentEntry } from '../config/acp-agent-config';
+import { AcpAgentEntry, mayStart } from '../config/acp-agent-config';
 import { WorkspaceFiles } from '../tools/workspace-files';
 import { toErrorInfo } from '../wire/error-info';
 import { AcpAgentClient } from './acp-agent-client';
@@ -26,10 +26,18 @@ function definitionOf(entry: AcpAgentEntry): AcpAgentDefinition {
     return { name: entry.name, command: entry.command, args: [...entry.args], env: [...entry.env] };
 }
 
-/** The configuration view's row for an agent: installed where, or why not. */
+/** Why a project's entry may not start yet: the user has not consented to it as it is now. */
+export function awaitingConsentProblem(entry: AcpAgentEntry): string {
+    return `"${entry.name}" comes from this project (${entry.file.label}) and waits for your consent: review what it runs and the variables it gets, then allow it (configuration view, External agents: Review and allow…).`;
+}
+
+/** The configuration view's row for an agent: installed where, or why not (a project's without consent is not looked for). */
 export async function acpAgentStatus(entry: AcpAgentEntry, workspaceRoots: readonly string[]): Promise<AcpAgentStatus> {
     const definition = definitionOf(entry);
     const commandLine = commandLineOf(definition);
+    if (!mayStart(entry)) {
+        return { commandLine, problem: awaitingConsentProblem(entry) };
+    }
     try {
         return { commandLine, installedAt: await findAgentProgram(definition, workspaceRoots) };
     } catch (error) {
@@ -46,9 +54,12 @@ const TEST_SECONDS = 60;
 /**
  * Test: starts the agent contained as a chat would, runs `initialize` and stops its whole process
  * tree. It offers no file writes and no terminals, and answers every question with "no"; it reads
- * nothing, as no session is opened.
+ * nothing, as no session is opened. A project's entry without the user's consent is not started at all.
  */
 export async function testAcpAgent(entry: AcpAgentEntry, workspaceRoots: readonly string[]): Promise<AcpAgentTest> {
+    if (!mayStart(entry)) {
+        return { status: 'error', message: awaitingConsentProblem(entry) };
+    }
     const client = new AcpAgentClient(definitionOf(entry), {
         host: {
             files: new WorkspaceFiles([...workspaceRoots]), fileSystem: { read: false, write: false }, terminal: false,

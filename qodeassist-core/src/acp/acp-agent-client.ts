@@ -11,6 +11,7 @@ import { AcpFileAccess } from './acp-files';
 import { AcpHost } from './acp-host';
 import { AcpSession, AcpSessionContext } from './acp-session';
 import { AcpTerminals } from './acp-terminals';
+import { SandboxSettings } from '../tools/sandbox';
 import { AgentProcess } from './agent-process';
 
 /** Updates for a session not known yet (sent before its `session/new` answer) are held, up to this many. */
@@ -28,6 +29,8 @@ export interface AcpClientOptions {
     logger?: Logger;
     clientInfo?: { name: string; version: string };
     platform?: NodeJS.Platform;
+    /** The OS sandbox the agent's terminal commands run in (bubblewrap where it starts, by default); the agent itself runs outside it. */
+    sandbox?: SandboxSettings;
 }
 
 /** What the agent told of itself in `initialize`. */
@@ -82,7 +85,7 @@ export class AcpAgentClient {
         this.limits = acpLimits(options.limits);
         this.files = new AcpFileAccess(options.host, this.limits.maxFileBytes);
         this.terminals = new AcpTerminals({
-            files: options.host.files, env: options.env, secrets: options.secrets, platform: options.platform,
+            files: options.host.files, env: options.env, secrets: options.secrets, platform: options.platform, sandbox: options.sandbox,
             maxTerminals: this.limits.maxTerminals, maxOutputBytes: this.limits.maxTerminalOutputBytes, maxSeconds: this.limits.terminalSeconds
         });
         this.death = new Promise<never>((_resolve, reject) => { this.rejectDeath = reject; });

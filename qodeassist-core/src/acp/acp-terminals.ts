@@ -1,8 +1,10 @@
 import { RequestError } from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
 import { childEnvironment, environmentValue } from '../tools/child-environment';
-import { ContainedProcess, killProcessTree, startContained } from '../tools/contained-process';
+import { ContainedProcess, killProcessTree } from '../tools/contained-process';
 import { containChildPath, locateProgram, programNotFoundMessage, programSearchFor } from '../tools/program-resolver';
+import { SandboxSettings } from '../tools/sandbox';
+import { startCommand } from '../tools/sandboxed-process';
 import { ToolInputError, WorkspaceFiles } from '../tools/workspace-files';
 import { untilAborted } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
@@ -41,6 +43,8 @@ export interface AcpTerminalsOptions {
     /** Seconds a command may run before its process tree is ended. */
     maxSeconds: number;
     platform?: NodeJS.Platform;
+    /** The OS sandbox commands run in (bubblewrap where it starts, by default). */
+    sandbox?: SandboxSettings;
 }
 
 interface Terminal {
@@ -59,8 +63,10 @@ const SHELL_SYNTAX = /[\s;&|`$<>(){}*?!~"'\\]/;
 /**
  * `terminal/*` for an external agent, on the tools' process containment: a scrubbed environment
  * (the agent's own variables pass the same secret checks), the program found outside the
- * workspace, the working folder inside it, each command in its own process group so kill, release,
- * cancel and the time limit end its whole tree, and only the tail of its output kept.
+ * workspace, the working folder inside it, each command in bubblewrap where it starts (its own PID
+ * namespace, only the workspace writable, key folders hidden) and in its own process group
+ * otherwise, so kill, release, cancel and the time limit end its whole tree, and only the tail of
+ * its output kept.
  *
  * Agents send either a program with arguments or one command line without arguments (Zed runs
  * those through a shell, and agents rely on it): such a line runs through `sh -c` (`cmd /c` on
@@ -80,14 +86,17 @@ export class AcpTerminals {
         const roots = this.options.files.roots;
         const cwd = this.workingFolder(request.cwd);
         const agentVariables = (request.env ?? []).filter(variable => variable.name.toUpperCase() !== 'PATH');
-        const source = { ...this.options.env ?? process.env, ...Object.fromEntries(agentVariables.map(variable => [variable.name, variable.value])) };
+        const backend = this.options.env ?? process.env;
+        const source = { ...backend, ...Object.fromEntries(agentVariables.map(variable => [variable.name, variable.value])) };
         const env = childEnvironment(source, { secrets: this.options.secrets?.() ?? PROCESS_SECRETS.list(), allow: agentVariables.map(variable => variable.name), platform });
         const search = programSearchFor(env, [...roots, cwd], platform);
         const [program, args] = await this.argv(request, env, platform);
         const resolved = await this.programPath(program, search, [...roots, cwd], platform);
         await containChildPath(env, search);
         const stop = new AbortController();
-        const started = startContained(resolved, args, { cwd, env, stderr: true, signal: stop.signal, timeoutMs: this.options.maxSeconds * 1000, platform });
+        const started = await startCommand(resolved, args, {
+            cwd, env, writableRoots: roots, sourceEnv: backend, sandbox: this.options.sandbox, stderr: true, signal: stop.signal, timeoutMs: this.options.maxSeconds * 1000, platform
+        });
         const limit = Math.min(this.options.maxOutputBytes, request.outputByteLimit && request.outputByteLimit > 0 ? request.outputByteLimit : Infinity);
         const output = new ByteTail(limit);
         started.child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));

@@ -1,19 +1,20 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-import * as nunjucks from 'nunjucks';
+import { dirname, join, relative, sep } from 'node:path';
 import { AcpAgentEntry } from '../config/acp-agent-config';
 import { gatewayHeaders, throughGateway } from '../config/gateway';
 import { originOf } from '../config/key-origins';
-import { agentForbidden, MANAGED_LABEL, ManagedPolicy, originAllowed } from '../config/managed-policy';
+import { agentChainRefusal, agentForbidden, MANAGED_LABEL, ManagedPolicy, originRefusal } from '../config/managed-policy';
 import { ConfigFile } from '../config/config-file';
 import { ConfigIssue, findKeyLine } from '../config/config-issue';
-import { ConfigLayer, ConfigRoots, readConfigFile } from '../config/config-layers';
+import { ConfigLayer, ConfigRoots, readConfigFile, rolesLinkedOut } from '../config/config-layers';
+import { ProjectOverride } from '../config/project-trust';
 import { ConfigurationSource, hint, lineOf, LoadedProvider, MergedAgent, readConfigurationSource } from '../config/configuration-source';
 import { ConcreteAgentSchema, Pipeline, PIPELINES, Role } from '../config/schemas';
-import { ModelPricing, pricingFor } from '../config/pricing';
+import { ModelPricing } from '../config/pricing';
+import { agentPricing } from './agent-pricing';
 import { BodyTemplate, BodyTemplateError, renderSync } from '../prompt/body-template';
-import { createTemplateEnvironment } from '../prompt/partial-loader';
-import { compileSandboxedTemplate, TemplateSandboxError } from '../prompt/template-sandbox';
+import { AgentTemplateEnvironment, createTemplateEnvironment } from '../prompt/partial-loader';
+import { compileSandboxedTemplate, SandboxedTemplate, TemplateEnvironment, TemplateSandboxError } from '../prompt/template-sandbox';
 import { REQUEST_SHAPES } from '../prompt/request-shapes';
 import { syntheticContext, TemplateContext, TemplateVariablesFor } from '../prompt/template-context';
 import { CLIENT_API_INFO, endpointUrl } from '../wire/client-apis';
@@ -67,8 +68,14 @@ export interface Configuration {
     modelOverrides: Readonly<Record<string, string>>;
     /** External coding agents (`acp/*.toml`), enabled or not; the chat offers the enabled ones whose program is found. */
     acpAgents: ReadonlyMap<string, AcpAgentEntry>;
+    /** The project's external agents waiting for the user's consent (ConsentRegistry): listed, never started. */
+    acpAwaitingConsent: ReadonlyMap<string, AcpAgentEntry>;
+    /** What the trusted project's files replace of the user's or the bundled configuration, for the trust notice. */
+    projectOverrides: readonly ProjectOverride[];
     /** What the administrator allows (QODEASSIST_MANAGED_DIR); absent: no managed folder. */
     policy?: ManagedPolicy;
+    /** Agents the policy left out, with the rule in its words: a request for one says who and which rule, not "no such agent". */
+    managedRefusals?: ReadonlyMap<string, string>;
     /** Every problem found, per file; one broken file never hides the others. */
     issues: readonly ConfigIssue[];
 }
@@ -87,15 +94,13 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
     const issues: ConfigIssue[] = [...source.issues];
     const { roles, modelOverrides } = source;
     const { providers, leftOut } = withoutDisabledProviders(source, issues);
+    let profiles = source.agents;
     if (source.gateway) {
-        const outside = throughGateway(providers, source.gateway, issues);
-        for (const agent of source.agents.values()) {
-            if (!agent.abstract && outside.has(String(agent.table.provider_instance))) {
-                leftOut.add(agent.name);
-            }
-        }
+        const routing = throughGateway(providers, source.agents, source.gateway, issues);
+        routing.leftOut.forEach(name => leftOut.add(name));
+        profiles = routing.agents;
     }
-    applyPolicy(source, providers, leftOut, issues);
+    const managedRefusals = applyPolicy(source, providers, leftOut, issues);
     issues.push(...launchIssues(providers.values()));
     const environment = createTemplateEnvironment(source.layers.map(layer => layer.partialsDir));
     environment.addGlobal('agent_role', (id: string) => {
@@ -105,10 +110,10 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
         }
         return role.systemPrompt;
     });
-    issues.push(...checkPartials(source.layers, environment));
+    issues.push(...checkPartials(source.layers, environment), ...linkedOutFolders(source.layers, environment));
     const agents = new Map<string, ResolvedAgent>();
     const abstractAgents = new Set<string>();
-    for (const [name, merged] of source.agents) {
+    for (const [name, merged] of profiles) {
         if (merged.abstract) {
             abstractAgents.add(name);
             continue;
@@ -116,7 +121,7 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
         if (leftOut.has(name)) {
             continue;
         }
-        const agent = resolveAgent(merged, providers, modelOverrides, environment, issues);
+        const agent = resolveAgent(merged, providers, modelOverrides, environment, issues, source.layers.find(layer => layer.name === 'managed'));
         if (agent) {
             agents.set(name, source.gateway ? { ...agent, headers: gatewayHeaders(source.gateway) } : agent);
         }
@@ -127,8 +132,14 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
         }
     }
     const rosters = checkRosters(source, agents, abstractAgents, leftOut, issues);
-    const acpAgents = new Map([...source.acpAgents ?? []].filter(([name]) => !agentForbidden(source.policy, `acp:${name}`)));
-    return { providers, agents, abstractAgents, roles, rosters, modelOverrides, acpAgents, ...(source.policy ? { policy: source.policy } : {}), issues };
+    // A project's `x@project` is forbidden by the policy's `acp:x` too.
+    const allowedAcp = (entries: ReadonlyMap<string, AcpAgentEntry> = new Map()) => new Map([...entries]
+        .filter(([name, entry]) => !agentForbidden(source.policy, `acp:${name}`) && !agentForbidden(source.policy, `acp:${entry.declaredName ?? name}`)));
+    const acpAgents = allowedAcp(source.acpAgents);
+    return {
+        providers, agents, abstractAgents, roles, rosters, modelOverrides, acpAgents, acpAwaitingConsent: allowedAcp(source.acpAwaitingConsent),
+        projectOverrides: source.projectOverrides ?? [], ...(source.policy ? { policy: source.policy, managedRefusals } : {}), issues
+    };
 }
 
 /**
@@ -136,21 +147,24 @@ export function buildConfiguration(source: ConfigurationSource): Configuration {
  * agents, and so is every forbidden agent — each with a notice saying it is managed by the
  * administrator (a user or project file cannot bring them back: the policy is applied last).
  */
-function applyPolicy(source: ConfigurationSource, providers: Map<string, LoadedProvider>, leftOut: Set<string>, issues: ConfigIssue[]): void {
+function applyPolicy(source: ConfigurationSource, providers: Map<string, LoadedProvider>, leftOut: Set<string>, issues: ConfigIssue[]): Map<string, string> {
+    const refusals = new Map<string, string>();
     const policy = source.policy;
     if (!policy) {
-        return;
+        return refusals;
     }
     const policyFile = policy.file?.label ?? policy.dir;
     const outside: string[] = [];
     for (const [name, provider] of providers) {
-        if (originAllowed(policy, provider.url)) {
+        const refusal = originRefusal(policy, provider.url);
+        if (refusal === undefined) {
             continue;
         }
         providers.delete(name);
         for (const agent of source.agents.values()) {
             if (!agent.abstract && agent.table.provider_instance === name) {
                 leftOut.add(agent.name);
+                refusals.set(agent.name, `its provider "${name}" is at ${originOf(provider.url) ?? provider.url}: ${refusal}`);
             }
         }
         outside.push(`${name} (${originOf(provider.url) ?? provider.url})`);
@@ -163,12 +177,21 @@ function applyPolicy(source: ConfigurationSource, providers: Map<string, LoadedP
             fix: 'ask your administrator to allow an origin, or use a provider at an allowed one'
         });
     }
+    // An agent's extends chain by name (its own first): forbidding an agent forbids every agent built on it.
+    const names = new Map([...source.agents.values()].map(agent => [agent.file, agent.name]));
     for (const agent of source.agents.values()) {
-        if (!agent.abstract && !leftOut.has(agent.name) && agentForbidden(policy, agent.name)) {
+        if (agent.abstract || leftOut.has(agent.name)) {
+            continue;
+        }
+        const chain = [agent.name, ...agent.chain.slice(0, -1).reverse().map(file => names.get(file) ?? '')].filter(Boolean);
+        const refusal = agentChainRefusal(policy, chain);
+        if (refusal !== undefined) {
             leftOut.add(agent.name);
-            issues.push({ severity: 'notice', file: policyFile, field: 'forbidden_agents', message: `agent "${agent.name}" is ${MANAGED_LABEL}: it may not be used` });
+            refusals.set(agent.name, refusal);
+            issues.push({ severity: 'notice', file: policyFile, field: 'forbidden_agents', message: `agent "${agent.name}" is ${MANAGED_LABEL}: it may not be used (${refusal})` });
         }
     }
+    return refusals;
 }
 
 /** How many agent names a disabled provider's notice lists before it only counts the rest. */
@@ -200,13 +223,15 @@ function withoutDisabledProviders(source: ConfigurationSource, issues: ConfigIss
 }
 
 /** Compiles every partial once, so a syntax error is reported against the partial's own file and line. */
-function checkPartials(layers: ConfigLayer[], environment: nunjucks.Environment): ConfigIssue[] {
+function checkPartials(layers: ConfigLayer[], environment: AgentTemplateEnvironment): ConfigIssue[] {
     const issues: ConfigIssue[] = [];
+    const refused = new Set(environment.refusedRoots.map(root => root.root));
     for (const layer of layers) {
-        for (const path of listFiles(layer.partialsDir, '.njk')) {
+        // A refused root (a link out of its layer) is not walked: it may point at /proc or a home folder.
+        for (const path of refused.has(layer.partialsDir) ? [] : listFiles(layer.partialsDir, '.njk')) {
             const name = relative(layer.partialsDir, path).split(sep).join('/');
             try {
-                environment.getTemplate(name, true);
+                environment.getTemplate(name);
             } catch (error) {
                 if (error instanceof TemplateSandboxError) {
                     issues.push({ severity: 'error', file: readConfigFile(layer, path).label, line: error.line, message: `partial "${name}": ${error.reason}`, fix: error.fix });
@@ -224,6 +249,22 @@ function checkPartials(layers: ConfigLayer[], environment: nunjucks.Environment)
     return issues;
 }
 
+/** A notice for each partials or roles folder that a link takes out of its layer's folder: it is not read. */
+function linkedOutFolders(layers: ConfigLayer[], environment: AgentTemplateEnvironment): ConfigIssue[] {
+    const issues: ConfigIssue[] = environment.refusedRoots.map(refused => ({ severity: 'notice', file: refused.root, message: refused.reason, fix: refused.fix }));
+    for (const layer of layers) {
+        const real = rolesLinkedOut(layer);
+        if (real) {
+            issues.push({
+                severity: 'notice', file: layer.rolesDir,
+                message: `the roles folder ${layer.rolesDir} resolves to ${real}, outside its configuration folder ${dirname(layer.rolesDir)}; it is not used`,
+                fix: `make ${layer.rolesDir} a real folder inside ${dirname(layer.rolesDir)}, not a link elsewhere`
+            });
+        }
+    }
+    return issues;
+}
+
 function listFiles(dir: string, extension: string): string[] {
     if (!existsSync(dir)) {
         return [];
@@ -236,7 +277,7 @@ function listFiles(dir: string, extension: string): string[] {
 
 function resolveAgent(
     merged: MergedAgent, providers: ReadonlyMap<string, LoadedProvider>,
-    modelOverrides: Record<string, string>, environment: nunjucks.Environment, issues: ConfigIssue[]
+    modelOverrides: Record<string, string>, environment: TemplateEnvironment, issues: ConfigIssue[], managed: ConfigLayer | undefined
 ): ResolvedAgent | undefined {
     const { name } = merged;
     const source = { file: merged.file };
@@ -269,7 +310,7 @@ function resolveAgent(
     const protocol = profile.endpoint === info.fimEndpoint && info.fimProtocol ? info.fimProtocol : info.chatProtocol;
     const model = modelOverrides[name] ?? profile.model;
 
-    let systemPrompt: nunjucks.Template;
+    let systemPrompt: SandboxedTemplate;
     let body: BodyTemplate;
     try {
         systemPrompt = compileSandboxedTemplate(profile.system_prompt ?? '', environment, `${name}:system_prompt`);
@@ -283,12 +324,17 @@ function resolveAgent(
         reportTemplateError(error, report);
         return undefined;
     }
+    const priced = agentPricing(merged, model, profile.pricing, provider, providers, managed ? dirname(managed.agentsDir) : undefined);
+    if (priced.setAside) {
+        const where = lineOf(merged, source.file, ['pricing', model]);
+        issues.push({ severity: 'notice', file: where.file.label, line: where.line, field: `pricing.${model}`, message: `agent "${name}": ${priced.setAside}` });
+    }
     const agentFacts = { name, enable_tools: profile.enable_tools ?? false, enable_thinking: profile.enable_thinking ?? false, context_window: profile.context_window };
     const agent: ResolvedAgent = {
         name, description: profile.description, file: source.file, provider, model, endpoint: profile.endpoint,
         url: endpointUrl(provider.url, profile.endpoint, model), protocol,
         enableTools: agentFacts.enable_tools, enableThinking: agentFacts.enable_thinking, images: false,
-        ...withPricing(pricingFor(model, profile.pricing, provider.instance.pricing)),
+        ...withPricing(priced.pricing),
         contextWindow: profile.context_window, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
         match: { file: profile.match?.file ?? [], path: profile.match?.path ?? [], project: profile.match?.project ?? [] },
         limits: limitOverridesOfTable(profile.limits),

@@ -88,4 +88,56 @@ describe('pricing: [pricing] in provider and agent files', () => {
         assert.equal(configuration.agents.has('mine'), false);
         assert.equal(configuration.agents.has('openai-chat'), true);
     });
+
+    describe('the administrator\'s prices win for the providers the administrator defines', () => {
+        let managed: string;
+        beforeEach(() => {
+            managed = mkdtempSync(join(tmpdir(), 'qodeassist-pricing-managed-'));
+            mkdirSync(join(managed, 'providers'));
+            mkdirSync(join(managed, 'agents'));
+            writeFileSync(join(managed, 'providers', 'corp.toml'), [
+                'schema_version = 1', 'name = "corp"', 'client_api = "openai_compatible"', 'url = "https://gateway.corp.example/v1"', 'api_key_ref = "corp"', '',
+                '[pricing."gpt-4.1"]', 'input_per_mtok = 2.0', 'output_per_mtok = 8.0', ''
+            ].join('\n'));
+        });
+        afterEach(() => rmSync(managed, { recursive: true, force: true }));
+        const loadManaged = () => {
+            const bundled = defaultConfigRoots();
+            return loadConfiguration({ bundledAgents: bundled.bundledAgents, bundledProviders: bundled.bundledProviders, user, managed });
+        };
+        const corpAgent = (pricing: string) => `provider_instance = "corp"\nextends = "openai-base"\nmodel = "gpt-4.1"\n${pricing}`;
+
+        it('a user agent\'s own price (0, or another currency) is set aside for the managed provider\'s, with a notice', () => {
+            agent('free', corpAgent('\n[pricing."gpt-4.1"]\ninput_per_mtok = 0.0\noutput_per_mtok = 0.0'));
+            const path = agent('yen', corpAgent('\n[pricing."gpt-4.1"]\ninput_per_mtok = 1.0\noutput_per_mtok = 1.0\ncurrency = "JPY"'));
+            const configuration = loadManaged();
+            assert.deepEqual(configuration.agents.get('free')!.pricing, { input_per_mtok: 2, output_per_mtok: 8 });
+            assert.deepEqual(configuration.agents.get('yen')!.pricing, { input_per_mtok: 2, output_per_mtok: 8 });
+            const notice = configuration.issues.find(issue => issue.file === path);
+            assert.deepEqual([notice?.severity, notice?.field], ['notice', 'pricing.gpt-4.1']);
+            assert.match(notice!.message, /agent "yen": its \[pricing."gpt-4.1"\] is not used: provider "corp" is at https:\/\/gateway\.corp\.example, where the prices are managed by your administrator/);
+        });
+
+        it('a user provider at the managed provider\'s origin takes the managed price too', () => {
+            writeFileSync(join(user, 'providers', 'mine.toml'), 'schema_version = 1\nname = "mine"\nclient_api = "openai_compatible"\nurl = "https://gateway.corp.example/v1"\napi_key_ref = "corp"\n\n[pricing."gpt-4.1"]\ninput_per_mtok = 0.0\noutput_per_mtok = 0.0\n');
+            agent('mine-chat', 'provider_instance = "mine"\nextends = "openai-base"\nmodel = "gpt-4.1"');
+            assert.deepEqual(loadManaged().agents.get('mine-chat')!.pricing, { input_per_mtok: 2, output_per_mtok: 8 });
+        });
+
+        it('a managed agent\'s own price beats its managed provider\'s; a user agent extending it keeps it unless it changes it', () => {
+            writeFileSync(join(managed, 'agents', 'corp-chat.toml'), `schema_version = 1\nname = "corp-chat"\n${corpAgent('\n[pricing."gpt-4.1"]\ninput_per_mtok = 3.0\noutput_per_mtok = 12.0')}\n`);
+            agent('mine', 'extends = "corp-chat"\ndescription = "mine"');
+            agent('cheaper', 'extends = "corp-chat"\n\n[pricing."gpt-4.1"]\ninput_per_mtok = 0.0\noutput_per_mtok = 12.0');
+            const configuration = loadManaged();
+            assert.deepEqual(configuration.agents.get('corp-chat')!.pricing, { input_per_mtok: 3, output_per_mtok: 12 });
+            assert.deepEqual(configuration.agents.get('mine')!.pricing, { input_per_mtok: 3, output_per_mtok: 12 });
+            assert.deepEqual(configuration.agents.get('cheaper')!.pricing, { input_per_mtok: 2, output_per_mtok: 8 }, 'an entry the user touched falls back to the managed provider\'s');
+        });
+
+        it('providers elsewhere keep the agent-over-provider rule', () => {
+            provider('[pricing."gpt-4.1"]\ninput_per_mtok = 2.0\noutput_per_mtok = 8.0');
+            agent('negotiated', 'extends = "openai-chat"\n\n[pricing."gpt-4.1"]\ninput_per_mtok = 1.0\noutput_per_mtok = 4.0');
+            assert.deepEqual(loadManaged().agents.get('negotiated')!.pricing, { input_per_mtok: 1, output_per_mtok: 4 });
+        });
+    });
 });

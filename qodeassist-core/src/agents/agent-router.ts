@@ -1,6 +1,7 @@
 import * as picomatch from 'picomatch';
 import { Configuration, ResolvedAgent } from './agent-factory';
 import { Pipeline } from '../config/schemas';
+import { agentChainRefusal, MANAGED_LABEL } from '../config/managed-policy';
 
 /** What the router knows about the request: the file in focus (workspace-relative) and the project. */
 export interface RoutingContext {
@@ -37,4 +38,23 @@ export function pickAgent(configuration: Configuration, pipeline: Pipeline, cont
         }
     }
     return undefined;
+}
+
+/**
+ * Why a named agent is not available when the administrator's policy left it out, as a sentence
+ * naming the administrator and the rule; undefined when the name is simply unknown (or allowed).
+ */
+export function managedAgentRefusal(configuration: Configuration, name: string): string | undefined {
+    const rule = configuration.managedRefusals?.get(name) ?? agentChainRefusal(configuration.policy, [name]);
+    return rule === undefined ? undefined : `The agent "${name}" is ${MANAGED_LABEL}: ${rule}.`;
+}
+
+/** For "no agent fits": how many agents the administrator's policy left out, and the first one's rule; empty when none. */
+export function managedRosterNote(configuration: Configuration, pipeline: Pipeline): string {
+    const refusals = [...configuration.managedRefusals ?? []];
+    if (refusals.length === 0) {
+        return '';
+    }
+    const [name, rule] = refusals[0];
+    return ` ${refusals.length} agent(s) are ${MANAGED_LABEL} (e.g. "${name}": ${rule}), which may be why no ${pipeline} agent is left.`;
 }

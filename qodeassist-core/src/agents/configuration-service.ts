@@ -1,6 +1,7 @@
 import { existsSync, FSWatcher, watch } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigRoots } from '../config/config-layers';
+import { ConsentRegistry } from '../config/consent-registry';
 import { Configuration, loadConfiguration } from './agent-factory';
 
 export interface ConfigurationServiceOptions {
@@ -68,6 +69,23 @@ export class ConfigurationService {
             listener(this.configuration);
         }
         return this.configuration;
+    }
+
+    /**
+     * Records the user's consent to a project's external agent, if `fingerprint` is that of its
+     * entry as the files say now (read again: a consent to what was shown before an edit is
+     * refused) and the project layer is loaded. The consent is kept in the user's folder, and the
+     * agent may start from the reload on.
+     */
+    async grantAcpConsent(name: string, fingerprint: string): Promise<boolean> {
+        const user = this.roots.user;
+        const consent = this.reload().acpAwaitingConsent.get(name)?.consent;
+        if (!user || !this.roots.project || !consent?.cwd || consent.fingerprint !== fingerprint) {
+            return false;
+        }
+        await ConsentRegistry.forUserFolder(user).grant(consent.cwd, 'acp', name, fingerprint);
+        this.reload();
+        return true;
     }
 
     dispose(): void {

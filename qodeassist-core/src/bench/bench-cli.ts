@@ -1,11 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sessionAgentFor } from '../agents/agent-request';
+import { managedAgentRefusal } from '../agents/agent-router';
 import { Configuration, ResolvedAgent } from '../agents/agent-factory';
 import { ConfigurationService } from '../agents/configuration-service';
 import { formatIssue } from '../config/config-issue';
-import { defaultConfigRoots } from '../config/config-layers';
+import { defaultConfigRoots, qodeassistHome } from '../config/config-layers';
+import { MANAGED_LABEL, originRefusal } from '../config/managed-policy';
+import { spendLedgerPath } from '../config/state-dir';
 import { projectLayerEntries, untrustedProjectNotice } from '../config/project-trust';
 import { PIPELINES } from '../config/schemas';
 import { ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, RecordingSecretsStore, SecretsStore } from '../config/secrets-store';
@@ -13,8 +17,9 @@ import { PermissionGrant } from '../ports/permission-prompt';
 import { QodeAssistRuntime } from '../runtime/qodeassist-runtime';
 import { ToolSettings } from '../runtime/tool-kit';
 import { endpointUrl } from '../wire/client-apis';
-import { toErrorInfo } from '../wire/error-info';
+import { QodeAssistError, toErrorInfo } from '../wire/error-info';
 import { redactSecrets } from '../wire/redaction';
+import { CHAT_MODES, ChatMode } from '../features/chat/plan-mode';
 import { benchChat, benchComplete, BenchHost, BenchOutcome, benchRefactor, benchToolSettings } from './bench-features';
 import { benchFimEval } from './fim-eval-command';
 import { parseRange, splitAtMarker, splitAtPosition } from './source-position';
@@ -39,7 +44,7 @@ const USAGE = `qodeassist-bench — run QodeAssist agents headless, on the same 
 Usage:
   qodeassist-bench validate [--config-dir DIR]
   qodeassist-bench agents [--json]
-  qodeassist-bench chat --agent NAME --message TEXT [--file PATH]... [--tools [--allow read,write]] [--json]
+  qodeassist-bench chat --agent NAME --message TEXT [--file PATH]... [--tools [--allow read,write]] [--mode plan|act] [--json]
   qodeassist-bench complete --agent NAME --file PATH (--line L --column C | --cursor-marker MARK) [--json]
   qodeassist-bench refactor --agent NAME --file PATH --range L1:C1-L2:C2 --instruction TEXT [--json]
   qodeassist-bench fim-eval --dataset FILE [--agent NAME] [--limit N] [--out FILE] [--open-files-tokens N] [--json]
@@ -54,8 +59,10 @@ Global options:
   --workspace DIR      project folder for the tools and files (default: the current folder)
   --trust-workspace    also load the workspace's own configuration (.qodeassist/agents, providers, roles,
                        partials, skills, .claude/skills): only for a repository you trust
-  --provider-url URL   send to this base URL instead of the agent's provider URL
-  --env FILE           read API keys (<REF>_API_KEY=…) from this .env file (default: ./.env when present)
+  --provider-url URL   send to this base URL instead of the agent's provider URL (with the agent's key;
+                       under an administrator's allowed_origins, only to an allowed origin)
+  --env FILE           read API keys (<REF>_API_KEY=…) from this .env file; ./.env is read only with --env
+                       or --trust-workspace (a repository's .env is the repository's, not yours)
   --timeout S          give up after S seconds (exit 1)
   --tools              let the agent use the project tools, confined to --workspace (the terminal and
                        build_project only with --trust-workspace, as in an untrusted IDE workspace)
@@ -71,7 +78,7 @@ const OPTIONS = {
     'file': { type: 'string', multiple: true }, 'line': { type: 'string' }, 'column': { type: 'string' }, 'cursor-marker': { type: 'string' },
     'range': { type: 'string' }, 'instruction': { type: 'string' }, 'help': { type: 'boolean', short: 'h' },
     'tools': { type: 'boolean' }, 'allow': { type: 'string' }, 'build-command': { type: 'string' }, 'trust-workspace': { type: 'boolean' },
-    'dataset': { type: 'string' }, 'limit': { type: 'string' }, 'out': { type: 'string' }, 'open-files-tokens': { type: 'string' }
+    'dataset': { type: 'string' }, 'limit': { type: 'string' }, 'mode': { type: 'string' }, 'out': { type: 'string' }, 'open-files-tokens': { type: 'string' }
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -149,8 +156,10 @@ class BenchContext {
     /** The run's configuration, loaded once (not watched: a run is short). */
     private get configurationService(): ConfigurationService {
         if (!this.configurationCache) {
-            const roots = defaultConfigRoots(this.trustedWorkspace, this.io.home);
-            this.configurationCache = new ConfigurationService({ ...roots, user: this.values['config-dir'] ? resolve(this.io.cwd, this.values['config-dir']) : roots.user });
+            const roots = defaultConfigRoots(this.trustedWorkspace, this.io.home, this.workspace, this.io.env);
+            const configDir = this.values['config-dir'];
+            // --config-dir names the user layer outright: the state dir's checks are about the state dir.
+            this.configurationCache = new ConfigurationService(configDir ? { ...roots, user: resolve(this.io.cwd, configDir), userRefused: undefined } : roots);
         }
         return this.configurationCache;
     }
@@ -159,30 +168,60 @@ class BenchContext {
         return this.configurationService.current;
     }
 
-    /** The run's composition of the core, as the IDE composes one per window: `.env` secrets, --provider-url, the user's skill folders. */
+    /**
+     * The run's composition of the core, as the IDE composes one per window: `.env` secrets,
+     * --provider-url, the user's skill folders, and the user's spend ledger — the IDE's own file
+     * (state dir, else home), whatever --config-dir says, so a run counts against the same limit.
+     */
     private get runtime(): QodeAssistRuntime {
         if (!this.runtimeCache) {
             const providerUrl = this.values['provider-url'];
+            if (providerUrl !== undefined) {
+                this.assertProviderUrlAllowed(providerUrl);
+            }
+            const home = qodeassistHome(this.io.env, this.io.home ?? homedir());
             this.runtimeCache = new QodeAssistRuntime({
                 secrets: this.secrets,
                 // The user home is --config-dir's parent when given: its skills folders sit beside the configuration.
                 userHome: this.values['config-dir'] ? dirname(resolve(this.io.cwd, this.values['config-dir'])) : this.io.home,
+                spendLedger: spendLedgerPath(home),
                 resolveAgent: providerUrl
-                    ? async (agent, secrets) => ({ ...await sessionAgentFor(agent, secrets), url: endpointUrl(providerUrl, agent.endpoint, agent.model) })
+                    ? async (agent, secrets) => {
+                        // Checked again with the policy as it is now, before the key is read.
+                        this.assertProviderUrlAllowed(providerUrl);
+                        return { ...await sessionAgentFor(agent, secrets), url: endpointUrl(providerUrl, agent.endpoint, agent.model) };
+                    }
                     : undefined
             });
         }
         return this.runtimeCache;
     }
 
+    /** --provider-url carries the agent's key elsewhere: under a policy, only to an allowed origin. */
+    private assertProviderUrlAllowed(providerUrl: string): void {
+        const refusal = originRefusal(this.configuration.policy, providerUrl);
+        if (refusal !== undefined) {
+            throw new QodeAssistError({ category: 'Config', message: `--provider-url ${providerUrl} is ${MANAGED_LABEL}: ${refusal}. Nothing was sent.` });
+        }
+    }
+
+    /** Keys from the environment, and from a .env only when asked: --env FILE, or ./.env with --trust-workspace (a repository may ship one). */
     private get secrets(): SecretsStore {
-        const envFile = this.values.env ? resolve(this.io.cwd, this.values.env) : join(this.io.cwd, '.env');
-        if (this.values.env && !existsSync(envFile)) {
+        const here = join(this.io.cwd, '.env');
+        const envFile = this.values.env ? resolve(this.io.cwd, this.values.env) : this.values['trust-workspace'] ? here : undefined;
+        if (this.values.env && !existsSync(envFile!)) {
             throw new UsageError(`the --env file ${envFile} does not exist`);
         }
+        if (envFile === undefined && existsSync(here) && !this.envNoticeShown) {
+            this.envNoticeShown = true;
+            this.io.err(`Notice: ${here} is not read (it may be the repository's). Pass --env .env to read keys from it.`);
+        }
+        const stores = envFile ? [new DotEnvSecretsStore(envFile), new EnvironmentSecretsStore(this.io.env)] : [new EnvironmentSecretsStore(this.io.env)];
         // Recording: a key read from the .env or the environment is redacted from every error printed from then on.
-        return new RecordingSecretsStore(new ChainedSecretsStore([new DotEnvSecretsStore(envFile), new EnvironmentSecretsStore(this.io.env)]));
+        return new RecordingSecretsStore(new ChainedSecretsStore(stores));
     }
+
+    private envNoticeShown = false;
 
     validate(): number {
         const issues = this.configuration.issues;
@@ -212,8 +251,17 @@ class BenchContext {
     async chat(): Promise<number> {
         const message = this.required('message');
         return this.finish(await benchChat(this.host(), {
-            agent: this.agent().name, message, files: (this.values.file ?? []).map(file => this.path(file)), tools: this.tools(), allow: this.allowed()
+            agent: this.agent().name, message, files: (this.values.file ?? []).map(file => this.path(file)), tools: this.tools(), allow: this.allowed(), mode: this.mode()
         }));
+    }
+
+    /** --mode plan: read-class tools only and a plan asked for, as the chat's plan mode; act (the default) as the chat's Act. */
+    private mode(): ChatMode | undefined {
+        const mode = this.values.mode;
+        if (mode !== undefined && !CHAT_MODES.includes(mode as ChatMode)) {
+            throw new UsageError(`--mode must be ${CHAT_MODES.join(' or ')}, not "${mode}".`);
+        }
+        return mode as ChatMode | undefined;
     }
 
     async complete(): Promise<number> {
@@ -335,6 +383,10 @@ class BenchContext {
     private agent(): ResolvedAgent {
         const name = this.required('agent');
         const agent = this.configuration.agents.get(name);
+        const refusal = agent ? undefined : managedAgentRefusal(this.configuration, name);
+        if (refusal) {
+            throw new QodeAssistError({ category: 'Config', message: `${refusal} List the agents you may use with: qodeassist-bench agents` });
+        }
         if (!agent) {
             const problems = this.configuration.issues.filter(issue => issue.file.includes(name)).map(formatIssue);
             throw new UsageError(`no agent named ${JSON.stringify(name)}${problems.length ? `:\n${problems.join('\n')}` : ''}; list them with: qodeassist-bench agents`);

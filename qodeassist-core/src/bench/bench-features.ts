@@ -1,7 +1,9 @@
+import { ChatMode } from '../features/chat/plan-mode';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../agents/configuration-service';
+import { managedAgentRefusal } from '../agents/agent-router';
 import { formatManifest } from '../context/context-manifest';
 import { languageOfPath } from '../context/languages';
 import { messageText } from '../context/conversation-history';
@@ -50,7 +52,7 @@ export function benchToolSettings(buildCommand: string | undefined): ToolSetting
  * limits — in a chat kept in a temporary folder for the run.
  */
 export async function benchChat(host: BenchHost, request: {
-    agent: string; message: string; files: string[]; tools?: ToolSettings; allow: PermissionGrant[];
+    agent: string; message: string; files: string[]; tools?: ToolSettings; allow: PermissionGrant[]; mode?: ChatMode;
 }): Promise<BenchOutcome> {
     const folder = mkdtempSync(join(tmpdir(), 'qodeassist-bench-chat-'));
     const permissions = new FixedPermissionPolicy(new Set(request.allow));
@@ -68,7 +70,7 @@ export async function benchChat(host: BenchHost, request: {
         const attachments = await Promise.all(request.files.map(path =>
             feature.attach(chatId, basename(path), mediaTypeOf(path), readFileSync(path))));
         await feature.send(chatId, { text: request.message, attachments }, {
-            workspacePath: host.workspace, agent: request.agent, tools: request.tools, offerTools: request.tools !== undefined
+            workspacePath: host.workspace, agent: request.agent, tools: request.tools, offerTools: request.tools !== undefined, mode: request.mode
         });
         const end = await ended;
         if (end.type === 'Finished') {
@@ -114,7 +116,7 @@ export async function benchRefactor(host: BenchHost, request: {
     const configuration = host.configurations.forWorkspace(host.workspace);
     const agent = configuration.current.agents.get(request.agent);
     if (!agent) {
-        return { error: { category: 'Config', message: `There is no agent named "${request.agent}".` } };
+        return { error: { category: 'Config', message: managedAgentRefusal(configuration.current, request.agent) ?? `There is no agent named "${request.agent}".` } };
     }
     const text = readFileSync(request.path, 'utf8');
     const language = languageOfPath(request.path);

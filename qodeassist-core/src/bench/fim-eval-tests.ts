@@ -21,7 +21,8 @@ const MAX_OUTPUT_CHARS = 4_000;
  * pass@1 for one case: the completed file (prefix + completion + suffix), the repository files
  * and the test files are written into a fresh temporary folder, and the test command runs there
  * as the tools run commands — no shell, a scrubbed environment (no keys), the program found
- * outside that folder, the whole process tree ended at the time limit. The folder is removed after.
+ * outside that folder, bubblewrap where it starts (only that folder writable, key folders hidden),
+ * the whole process tree ended at the time limit. The folder is removed after.
  */
 export async function runCaseTests(testCase: FimCase, completion: string, options: { terminal?: ITerminal; signal?: AbortSignal } = {}): Promise<FimTestOutcome | undefined> {
     const tests = testCase.tests;

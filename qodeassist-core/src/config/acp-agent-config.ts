@@ -1,17 +1,21 @@
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { z } from 'zod';
 import { ConfigFile, readToml, schemaIssues } from './config-file';
 import { ConfigIssue } from './config-issue';
 import { ConfigLayer, LayerName, readConfigFiles } from './config-layers';
+import { ConsentDetails, consentFingerprint } from './consent-registry';
 
 /**
  * One external coding agent (Agent Client Protocol) as an `acp/*.toml` file of the bundled, user
  * or trusted project layer describes it: what to start, what it may see of the environment, and
- * how to install it. Later layers shadow earlier ones by name, like agents and providers.
+ * how to install it. Later layers shadow earlier ones by name, like agents and providers — but a
+ * project's entry never takes a name: it is always listed as `<name>@project`.
  */
 export interface AcpAgentEntry {
-    /** The name the user picks it by (the file's `name`, else its file name). */
+    /** The name the user picks it by: the file's `name`, else its file name; a project's own with PROJECT_AGENT_SUFFIX. */
     name: string;
+    /** The name its file gives (`name`, else the file name), without the project suffix: what the administrator's policy names. Absent: `name`. */
+    declaredName?: string;
     /** A program name looked up on PATH outside the workspace, or an absolute path. */
     command: string;
     args: readonly string[];
@@ -26,6 +30,28 @@ export interface AcpAgentEntry {
     enabled: boolean;
     layer: LayerName;
     file: ConfigFile;
+    /** A project's entry: what the user is shown before it may start (one consent per entry and fingerprint). */
+    consent?: ConsentDetails;
+    /** A project's entry the user consented to as it is now; nothing starts a project's entry without it. */
+    consented?: boolean;
+}
+
+/** Whether an entry may be started: the bundled, user and managed ones always; a project's only with the user's consent to it as it is. */
+export function mayStart(entry: Pick<AcpAgentEntry, 'layer' | 'consented'>): boolean {
+    return entry.layer !== 'project' || entry.consented === true;
+}
+
+/** What a project's external agent is listed under: `claude-code@project`, a name no bundled or user file can take ("@" is not allowed in one). */
+export const PROJECT_AGENT_SUFFIX = '@project';
+
+/**
+ * The consent text of a project's external agent: the program, its arguments, the folder it runs
+ * in, and the names of the backend's variables it would receive (their values are the user's,
+ * never shown). The fingerprint covers them all: editing any asks again.
+ */
+export function acpConsentDetails(entry: Pick<AcpAgentEntry, 'name' | 'command' | 'args' | 'env' | 'file'>, workspace: string): ConsentDetails {
+    const shown = { command: entry.command, args: [...entry.args], cwd: workspace, envNames: [...entry.env] };
+    return { kind: 'acp', name: entry.name, source: entry.file.label, ...shown, fingerprint: consentFingerprint('acp', shown) };
 }
 
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -45,9 +71,10 @@ export const AcpAgentFileSchema = z.strictObject({
 
 /**
  * The external agents of every layer: later layers shadow earlier ones by name (a user's
- * `claude-code.toml` replaces the bundled one). A broken file is an issue naming its file,
- * line and key, and never hides the others. The project layer is only among `layers` when the
- * workspace is trusted.
+ * `claude-code.toml` replaces the bundled one), except the project's, which are listed under
+ * their own `<name>@project` with the consent they need. A broken file is an issue naming its
+ * file, line and key, and never hides the others. The project layer is only among `layers` when
+ * the workspace is trusted.
  */
 export function loadAcpAgents(layers: readonly ConfigLayer[], issues: ConfigIssue[]): Map<string, AcpAgentEntry> {
     const agents = new Map<string, AcpAgentEntry>();
@@ -70,11 +97,14 @@ export function loadAcpAgents(layers: readonly ConfigLayer[], issues: ConfigIssu
                 issues.push({ severity: 'error', file: file.label, message: `the file name "${fileName}" is no agent name`, fix: 'rename the file with letters, digits, "-", "_" and ".", or set name = "…"' });
                 continue;
             }
-            agents.set(name, {
-                name, command: value.command, args: value.args, env: value.env, enabled: value.enabled, layer: layer.name, file,
+            const id = layer.name === 'project' ? `${name}${PROJECT_AGENT_SUFFIX}` : name;
+            const entry: AcpAgentEntry = {
+                name: id, declaredName: name, command: value.command, args: value.args, env: value.env, enabled: value.enabled, layer: layer.name, file,
                 ...(value.description ? { description: value.description } : {}), ...(value.install ? { install: value.install } : {}),
                 ...(value.homepage ? { homepage: value.homepage } : {})
-            });
+            };
+            // `<workspace>/.qodeassist/acp`: the agent runs in the workspace folder.
+            agents.set(id, layer.name === 'project' ? { ...entry, consent: acpConsentDetails(entry, layer.workspace ?? dirname(dirname(layer.acpDir))) } : entry);
         }
     }
     return agents;

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, isAbsolute, sep } from 'node:path';
 import { ConfigFile } from './config-file';
 import { KEY_ORIGINS_FILE } from './key-origins';
 import { gatewaySettings, GatewaySettings } from './gateway';
 import { managedDir } from './managed-policy';
+import { STATE_DIR_VARIABLE, stateDirRefusal } from './state-dir';
 
 /** Where configuration comes from; later layers shadow earlier ones by name (project > user > bundled). */
 export interface ConfigRoots {
@@ -14,6 +15,8 @@ export interface ConfigRoots {
     bundledProviders: string;
     /** `~/.qodeassist` */
     user?: string;
+    /** Why the state dir's user layer is not read for this workspace (inside it, or writable by others); then `user` is absent. */
+    userRefused?: { path: string; message: string; fix: string };
     /** `<workspace>/.qodeassist` */
     project?: string;
     /** The administrator's folder (QODEASSIST_MANAGED_DIR): a layer above all others, and its policy.toml. */
@@ -38,10 +41,11 @@ export interface ConfigLayer {
     keyOriginsFile?: string;
     /** Root for labels of bundled files. */
     bundledRoot?: string;
+    /** The project layer's workspace folder (the one its `.qodeassist` is in): where what it starts runs. */
+    workspace?: string;
 }
 
-/** The variable naming the folder that stands for the user's home for QodeAssist (see qodeassistHome). */
-export const STATE_DIR_VARIABLE = 'QODEASSIST_STATE_DIR';
+export { STATE_DIR_VARIABLE };
 
 /**
  * The folder whose `.qodeassist` holds the user's QodeAssist files — configuration, chats kept per
@@ -54,12 +58,17 @@ export function qodeassistHome(env: Readonly<Record<string, string | undefined>>
     return stateDir ? resolve(stateDir) : home;
 }
 
-/** The default roots: the bundled packages as installed, `~/.qodeassist` (or the state dir's), and the workspace's `.qodeassist`. */
-export function defaultConfigRoots(workspace?: string, home = qodeassistHome()): ConfigRoots {
+/**
+ * The default roots: the bundled packages as installed, `~/.qodeassist` (or the state dir's), and
+ * the workspace's `.qodeassist`. `openWorkspace` is the folder open in the window, trusted or not:
+ * a state dir inside it (or writable by others) gives no user layer (see stateDirProblem).
+ */
+export function defaultConfigRoots(workspace?: string, home = qodeassistHome(), openWorkspace = workspace, env: Readonly<Record<string, string | undefined>> = process.env): ConfigRoots {
+    const refused = stateDirRefusal(home, openWorkspace, env);
     return {
         bundledAgents: dirname(require.resolve('@qodeassist/agents/package.json')),
         bundledProviders: dirname(require.resolve('@qodeassist/providers/package.json')),
-        user: join(home, '.qodeassist'),
+        ...(refused ? { userRefused: { path: home, ...refused } } : { user: join(home, '.qodeassist') }),
         project: workspace ? join(workspace, '.qodeassist') : undefined,
         ...(managedDir() ? { managed: managedDir() } : {}),
         ...(gatewaySettings() ? { gateway: gatewaySettings() } : {})
@@ -78,7 +87,7 @@ export function configLayers(roots: ConfigRoots): ConfigLayer[] {
             layers.push({
                 name, providersDir: join(root, 'providers'), agentsDir: join(root, 'agents'), rolesDir: join(root, 'roles'),
                 partialsDir: join(root, 'partials'), acpDir: join(root, 'acp'), modelOverridesFile: join(root, 'agent_models.json'),
-                ...(name === 'user' ? { keyOriginsFile: join(root, KEY_ORIGINS_FILE) } : {})
+                ...(name === 'user' ? { keyOriginsFile: join(root, KEY_ORIGINS_FILE) } : {}), ...(name === 'project' ? { workspace: dirname(root) } : {})
             });
         }
     }
@@ -87,7 +96,7 @@ export function configLayers(roots: ConfigRoots): ConfigLayer[] {
 
 /** The files of one kind in a folder, sorted by name, read whole. */
 export function readConfigFiles(layer: ConfigLayer, dir: string, extension: string, exclude: readonly string[] = []): ConfigFile[] {
-    if (!existsSync(dir)) {
+    if (!existsSync(dir) || (dir === layer.rolesDir && rolesLinkedOut(layer))) {
         return [];
     }
     return readdirSync(dir, { withFileTypes: true })
@@ -95,6 +104,20 @@ export function readConfigFiles(layer: ConfigLayer, dir: string, extension: stri
         .map(entry => entry.name)
         .sort()
         .map(name => readConfigFile(layer, join(dir, name)));
+}
+
+/**
+ * Where a user, project or managed layer's roles/ really is when a link takes it out of the layer's own
+ * folder (to /proc, a home folder, …): its files are not read (their text would go into system prompts),
+ * and the configuration lists a notice. Undefined when it is inside, missing, or bundled.
+ */
+export function rolesLinkedOut(layer: ConfigLayer): string | undefined {
+    if (layer.bundledRoot || !existsSync(layer.rolesDir)) {
+        return undefined;
+    }
+    const real = realpathSync(layer.rolesDir);
+    const inside = relative(realpathSync(dirname(layer.rolesDir)), real);
+    return inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside) ? real : undefined;
 }
 
 export function readConfigFile(layer: ConfigLayer, path: string): ConfigFile {

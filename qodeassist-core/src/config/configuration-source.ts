@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { CLIENT_API_INFO } from '../wire/client-apis';
 import { AcpAgentEntry, loadAcpAgents } from './acp-agent-config';
+import { ConsentRegistry } from './consent-registry';
+import { ProjectOverride } from './project-trust';
 import { GatewaySettings } from './gateway';
 import { loadManagedPolicy, ManagedPolicy } from './managed-policy';
 import { ConfigFile, loadTomlFile, readJson, schemaIssues } from './config-file';
 import { ConfigIssue, didYouMean, findKeyLine } from './config-issue';
 import { ConfigLayer, configLayers, ConfigRoots, LayerName, readConfigFile, readConfigFiles } from './config-layers';
-import { isReservedKeyRef, KeyOriginPolicy, keyOriginIssue, reservedKeyIssue } from './key-origins';
+import { isReservedKeyRef, KeyOriginPolicy, keyOriginIssue, originOf, reservedKeyIssue } from './key-origins';
 import { deepMerge, leafPaths, Table } from './deep-merge';
 import { ModelPricingSchema } from './pricing';
 import {
@@ -48,8 +50,15 @@ export interface ConfigurationSource {
     gateway?: GatewaySettings;
     /** The administrator's policy (QODEASSIST_MANAGED_DIR's policy.toml), when there is a managed folder. */
     policy?: ManagedPolicy;
-    /** `acp/*.toml` of every layer, later layers shadowing earlier ones by name (absent: none read). */
+    /**
+     * `acp/*.toml` of every layer that may start now, later layers shadowing earlier ones by name
+     * (absent: none read); a project's (`<name>@project`) only once the user consented to it.
+     */
     acpAgents?: Map<string, AcpAgentEntry>;
+    /** The project's external agents the user has not consented to (or whose entry changed since): listed, never started. */
+    acpAwaitingConsent?: Map<string, AcpAgentEntry>;
+    /** What the trusted project's files replace of the user's or the bundled configuration. */
+    projectOverrides?: ProjectOverride[];
     issues: ConfigIssue[];
 }
 
@@ -63,9 +72,10 @@ const keysOf = (schema: z.ZodObject) => () => knownKeys(schema);
 /** Reads and merges the bundled, user and project layers; one broken file never hides the others. */
 export function readConfigurationSource(roots: ConfigRoots): ConfigurationSource {
     const layers = configLayers(roots);
-    const issues: ConfigIssue[] = [];
+    const issues: ConfigIssue[] = roots.userRefused ? [{ severity: 'error', file: roots.userRefused.path, message: roots.userRefused.message, fix: roots.userRefused.fix }] : [];
     const roles = loadRoles(layers, issues);
-    const providers = loadProviders(layers, issues);
+    const overrides: ProjectOverride[] = [];
+    const providers = loadProviders(layers, issues, overrides);
     const sources = loadAgentSources(layers, issues);
     const agents = new Map<string, MergedAgent>();
     for (const name of sources.keys()) {
@@ -74,11 +84,35 @@ export function readConfigurationSource(roots: ConfigRoots): ConfigurationSource
             agents.set(name, merged);
         }
     }
+    const rosters = readRosters(layers, issues, overrides);
+    const { ready, awaiting } = withConsents(loadAcpAgents(layers, issues), roots);
     return {
-        layers, providers, agents, roles, rosters: readRosters(layers, issues), modelOverrides: loadModelOverrides(layers, issues),
-        acpAgents: loadAcpAgents(layers, issues), ...(roots.managed ? { policy: loadManagedPolicy(roots.managed, issues) } : {}),
+        layers, providers, agents, roles, rosters, modelOverrides: loadModelOverrides(layers, issues),
+        acpAgents: ready, acpAwaitingConsent: awaiting, projectOverrides: overrides,
+        ...(roots.managed ? { policy: loadManagedPolicy(roots.managed, issues) } : {}),
         ...(roots.gateway ? { gateway: roots.gateway } : {}), issues
     };
+}
+
+/**
+ * Splits the external agents into those that may start and the project's that wait for the
+ * user's consent, read from the user's own folder (none without one: the safe side).
+ */
+function withConsents(agents: Map<string, AcpAgentEntry>, roots: ConfigRoots): { ready: Map<string, AcpAgentEntry>; awaiting: Map<string, AcpAgentEntry> } {
+    const registry = roots.user ? ConsentRegistry.forUserFolder(roots.user) : undefined;
+    const ready = new Map<string, AcpAgentEntry>();
+    const awaiting = new Map<string, AcpAgentEntry>();
+    for (const [name, entry] of agents) {
+        const workspace = entry.consent?.cwd;
+        const granted = entry.layer !== 'project'
+            || (registry !== undefined && workspace !== undefined && entry.consent !== undefined && registry.isGranted(workspace, 'acp', entry.consent.fingerprint));
+        if (granted) {
+            ready.set(name, entry.layer === 'project' ? { ...entry, consented: true } : entry);
+        } else {
+            awaiting.set(name, entry);
+        }
+    }
+    return { ready, awaiting };
 }
 
 export function hint(word: string, candidates: Iterable<string>): string {
@@ -106,9 +140,10 @@ function loadRoles(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string, Ro
     return roles;
 }
 
-function loadProviders(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string, LoadedProvider> {
+function loadProviders(layers: ConfigLayer[], issues: ConfigIssue[], overrides: ProjectOverride[]): Map<string, LoadedProvider> {
     const providers = new Map<string, LoadedProvider>();
     const keyOrigins = new KeyOriginPolicy();
+    const shadowed = new Map<string, LoadedProvider>();
     for (const layer of layers) {
         if (layer.keyOriginsFile) {
             const file = tryReadConfigFile(layer, layer.keyOriginsFile);
@@ -146,10 +181,37 @@ function loadProviders(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string
                 issues.push(keyOriginIssue(file, instance.name, ref, url, layers.find(candidate => candidate.keyOriginsFile)?.keyOriginsFile));
                 continue;
             }
+            const earlier = providers.get(instance.name);
+            if (layer.name === 'project' && earlier && earlier.layer !== 'project' && originOf(earlier.url) !== originOf(url)) {
+                shadowed.set(instance.name, earlier);
+            }
             providers.set(instance.name, { instance, layer: layer.name, url, file });
         }
     }
+    for (const [name, earlier] of shadowed) {
+        const provider = providers.get(name);
+        // The administrator's layer may have replaced the project's in turn: then nothing of the project's is used.
+        if (provider?.layer === 'project') {
+            const override = providerOverride(name, provider, earlier);
+            overrides.push(override);
+            issues.push({
+                severity: 'notice', file: provider.file.label, line: findKeyLine(provider.file.text, ['url']) ?? findKeyLine(provider.file.text, ['name']), field: 'url',
+                message: override.message,
+                fix: `if you did not expect it, remove ${provider.file.label} or stop trusting the workspace; a project provider under a name of its own leaves yours as it is`
+            });
+        }
+    }
     return providers;
+}
+
+function providerOverride(name: string, provider: LoadedProvider, earlier: LoadedProvider): ProjectOverride {
+    const sendsTo = originOf(provider.url) ?? provider.url;
+    const insteadOf = originOf(earlier.url) ?? earlier.url;
+    const whose = earlier.layer === 'user' ? `your provider "${name}" (${earlier.file.label})` : `QodeAssist's provider "${name}"`;
+    return {
+        kind: 'provider', name, file: provider.file.label, replaces: earlier.layer === 'user' ? 'user' : 'bundled', sendsTo, insteadOf,
+        message: `the project's provider "${name}" sends to ${sendsTo} in place of ${whose} at ${insteadOf}`
+    };
 }
 
 function tryReadConfigFile(layer: ConfigLayer, path: string): ConfigFile | undefined {
@@ -263,11 +325,13 @@ export function lineOf(merged: MergedAgent, fallback: ConfigFile, path: readonly
     return { file: fallback, line: undefined };
 }
 
-/** The roster files of every layer; a later layer replaces the lists it names. */
-function readRosters(layers: ConfigLayer[], issues: ConfigIssue[]): Record<Pipeline, { agents: string[]; file?: ConfigFile }> {
+/** The roster files of every layer; a later layer replaces the lists it names (a project's replacing another's is named in `overrides`). */
+function readRosters(layers: ConfigLayer[], issues: ConfigIssue[], overrides: ProjectOverride[]): Record<Pipeline, { agents: string[]; file?: ConfigFile }> {
     const rosters: Record<Pipeline, { agents: string[]; file?: ConfigFile }> = {
         completion: { agents: [] }, chat: { agents: [] }, compression: { agents: [] }, refactor: { agents: [] }
     };
+    const replaced = new Map<Pipeline, { agents: string[]; layer: LayerName; file: ConfigFile }>();
+    const layerOf = new Map<ConfigFile, LayerName>();
     for (const layer of layers) {
         let file: ConfigFile;
         try {
@@ -277,12 +341,32 @@ function readRosters(layers: ConfigLayer[], issues: ConfigIssue[]): Record<Pipel
         }
         const parsed = loadTomlFile(file, 'rosters', RostersFileSchema, keysOf(RostersFileSchema));
         issues.push(...parsed.issues);
+        layerOf.set(file, layer.name);
         for (const pipeline of PIPELINES) {
             const entry = parsed.value?.[pipeline];
-            if (entry) {
-                rosters[pipeline] = { agents: entry.agents, file };
+            if (!entry) {
+                continue;
             }
+            const earlier = rosters[pipeline];
+            const earlierLayer = earlier.file ? layerOf.get(earlier.file) : undefined;
+            if (layer.name === 'project' && earlier.file && (earlierLayer === 'user' || earlierLayer === 'bundled') && earlier.agents.join('\n') !== entry.agents.join('\n')) {
+                replaced.set(pipeline, { agents: earlier.agents, layer: earlierLayer, file: earlier.file });
+            }
+            rosters[pipeline] = { agents: entry.agents, file };
         }
+    }
+    for (const [pipeline, earlier] of replaced) {
+        const { agents, file } = rosters[pipeline];
+        if (!file || layerOf.get(file) !== 'project') {
+            continue;
+        }
+        const whose = earlier.layer === 'user' ? `your ${pipeline} roster (${earlier.file.label})` : `QodeAssist's ${pipeline} roster`;
+        const message = `the project's ${pipeline} roster [${agents.join(', ')}] replaces ${whose} [${earlier.agents.join(', ')}]`;
+        overrides.push({ kind: 'roster', name: pipeline, file: file.label, replaces: earlier.layer === 'user' ? 'user' : 'bundled', message });
+        issues.push({
+            severity: 'notice', file: file.label, line: findKeyLine(file.text, [pipeline, 'agents']), field: `${pipeline}.agents`, message,
+            fix: `if you did not expect it, remove the [${pipeline}] list from ${file.label} or stop trusting the workspace`
+        });
     }
     return rosters;
 }

@@ -1,4 +1,4 @@
-import { FSWatcher, readFileSync, statSync, watch } from 'node:fs';
+import { FSWatcher, readFileSync, realpathSync, statSync, watch } from 'node:fs';
 import { dirname } from 'node:path';
 import { QodeAssistError } from '../wire/error-info';
 
@@ -102,4 +102,20 @@ export function sharedFolderProblem(folder: string, options: { readable?: boolea
     }
     const open = options.readable ? 0o026 : 0o022;
     return (mode & open) !== 0 ? `${folder} is open to other users (mode ${mode.toString(8)})` : undefined;
+}
+
+/**
+ * What identifies a key file's content without reading it: the file the path resolves to (a
+ * Kubernetes Secret swaps its `..data` link, so the target changes), its inode, size and change
+ * time. Compared before each request, so the first request after a rotation reads the new key —
+ * no settle window. Undefined when the file cannot be reached (the read then names the problem).
+ */
+export function keyFileStamp(path: string): string | undefined {
+    try {
+        const target = realpathSync(path);
+        const stats = statSync(target);
+        return `${target}\0${stats.ino}\0${stats.size}\0${stats.mtimeMs}\0${stats.ctimeMs}`;
+    } catch {
+        return undefined;
+    }
 }

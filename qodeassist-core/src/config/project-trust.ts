@@ -28,3 +28,42 @@ export function untrustedProjectNotice(skipped: readonly string[]): string {
 export function trustedProject(workspace: string | undefined, trusted: boolean): string | undefined {
     return trusted ? workspace : undefined;
 }
+
+/**
+ * Something a trusted project's files change about what the user set up (or QodeAssist bundles):
+ * a provider of the same name at another URL origin, a roster list replaced. Allowed — the user
+ * trusts the workspace — but never silently: the trust notice and the agent's tooltip name it.
+ */
+export interface ProjectOverride {
+    kind: 'provider' | 'roster';
+    /** The provider's name, or the pipeline whose roster is replaced. */
+    name: string;
+    /** The project file that does it. */
+    file: string;
+    /** Whose entry it replaces. */
+    replaces: 'user' | 'bundled';
+    /** A provider's: the URL origin requests now go to, and the one they went to. */
+    sendsTo?: string;
+    insteadOf?: string;
+    /** The sentence the notice shows. */
+    message: string;
+}
+
+/** The trust notice of a trusted workspace whose files replace what the user set up, or undefined when they replace nothing. */
+export function projectOverrideNotice(overrides: readonly ProjectOverride[]): string | undefined {
+    return overrides.length ? `this project's configuration replaces yours: ${overrides.map(override => override.message).join('; ')}` : undefined;
+}
+
+/**
+ * For an agent the user picks: the project file that decides where it sends (a project provider)
+ * or what it runs (a project's external agent). The chat's agent tooltip says "from this project".
+ */
+export interface ProjectOrigin {
+    file: string;
+    /** A model agent's: the URL origin its requests go to. */
+    sendsTo?: string;
+    /** And the user's or bundled origin that provider's name had, when the project's replaces it. */
+    insteadOf?: string;
+    /** An external agent's: the command line it starts. */
+    runs?: string;
+}

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { environmentPolicy, MANAGED_LABEL, ManagedPolicy, mcpServerAllowed } from '../config/managed-policy';
+import { environmentPolicy, MANAGED_LABEL, ManagedPolicy, mcpServerPolicyRefusal } from '../config/managed-policy';
 import { z } from 'zod';
+import { stateDirRefusal } from '../config/state-dir';
 
 /** How long the hub waits for a server, in milliseconds. Generous by default: slow servers are common, short fixed limits are not wanted. */
 export interface McpTimeouts {
@@ -58,8 +59,8 @@ export interface McpConfigIssue {
 }
 
 export interface McpConfigFiles {
-    /** `~/.qodeassist/mcp.json` */
-    user: string;
+    /** `~/.qodeassist/mcp.json`; absent when the state dir standing for the home is refused (see stateDirRefusal). */
+    user?: string;
     /** `<workspace>/.qodeassist/mcp.json`: a server of the same name replaces the user's. */
     project?: string;
     /** The administrator's policy, read at each load (a ConfigMap changes in place): only the servers it allows run. */
@@ -67,7 +68,9 @@ export interface McpConfigFiles {
 }
 
 export function defaultMcpConfigFiles(userHome: string, workspace?: string): McpConfigFiles {
-    return { user: join(userHome, '.qodeassist', 'mcp.json'), project: workspace ? join(workspace, '.qodeassist', 'mcp.json') : undefined, policy: environmentPolicy };
+    // A state dir inside the workspace is the repository's folder, not the user's: its mcp.json is not the user's file (the notice comes with the configuration's).
+    const user = stateDirRefusal(userHome, workspace) ? undefined : join(userHome, '.qodeassist', 'mcp.json');
+    return { user, project: workspace ? join(workspace, '.qodeassist', 'mcp.json') : undefined, policy: environmentPolicy };
 }
 
 /** Reads the user's and the project's mcp.json (common `{"mcpServers": {…}}` format); a missing file is no servers, a broken one an issue. */
@@ -109,10 +112,12 @@ export function loadMcpConfig(files: McpConfigFiles): { servers: McpServerConfig
     }
     const policy = files.policy?.();
     const servers = [...byName.values()].filter(server => {
-        if (mcpServerAllowed(policy, server.transport === 'stdio' ? { command: server.command, args: server.args } : { url: server.url })) {
+        // Environment and folder count: the allowed command with NODE_OPTIONS or another cwd runs other code.
+        const refusal = mcpServerPolicyRefusal(policy, server.transport === 'stdio' ? { command: server.command, args: server.args, env: server.env, cwd: server.cwd } : { url: server.url });
+        if (refusal === undefined) {
             return true;
         }
-        issues.push({ file: server.source, message: `the server "${server.name}" is ${MANAGED_LABEL}: it is not among the MCP servers allowed (${policy?.file?.label ?? policy?.dir}), so it does not run.` });
+        issues.push({ file: server.source, message: `the server "${server.name}" is ${MANAGED_LABEL}: ${refusal} (${policy?.file?.label ?? policy?.dir}), so it does not run.` });
         return false;
     });
     return { servers, issues };

@@ -81,7 +81,7 @@ describe('Project MCP servers: trust and consent', function () {
         const waiting = state('evil');
         assert.equal(waiting?.status, 'needs-consent');
         assert.deepEqual({ ...waiting!.consent, fingerprint: undefined }, {
-            server: 'evil', source: projectFile(), transport: 'stdio', command: process.execPath, args: ['-e', RUN_SCRIPT, runs],
+            kind: 'mcp', name: 'evil', server: 'evil', source: projectFile(), transport: 'stdio', command: process.execPath, args: ['-e', RUN_SCRIPT, runs],
             cwd: join(workspace, 'sub'), envNames: ['API_TOKEN'], fingerprint: undefined
         });
         assert.doesNotMatch(JSON.stringify(hub!.states()), /sk-secret-value-123/);

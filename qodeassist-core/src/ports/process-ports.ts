@@ -6,6 +6,8 @@ export interface CommandResult {
     timedOut: boolean;
     /** Characters dropped from the middle of long output. */
     omitted: number;
+    /** The sandbox it ran in, as the tool result header names it; absent: the terminal does not say. */
+    sandbox?: string;
 }
 
 export interface TerminalRunOptions {

@@ -1,6 +1,5 @@
-import * as nunjucks from 'nunjucks';
-import { compileSandboxedTemplate, TemplateSandboxError } from './template-sandbox';
-import { takeLastRefusal } from './template-runtime-guard';
+import { renderTemplate } from './template-interpreter';
+import { compileSandboxedTemplate, SandboxedTemplate, TemplateEnvironment, TemplateSandboxError } from './template-sandbox';
 
 /** Where in `[body]` a problem is, and what it is. */
 export class BodyTemplateError extends Error {
@@ -13,7 +12,7 @@ export class BodyTemplateError extends Error {
 type Node =
     | { kind: 'drop' }
     | { kind: 'literal'; value: unknown }
-    | { kind: 'template'; template: nunjucks.Template; source: string }
+    | { kind: 'template'; template: SandboxedTemplate; source: string }
     | { kind: 'object'; entries: Array<[string, Node]> }
     | { kind: 'array'; items: Node[] };
 
@@ -28,7 +27,7 @@ export type TemplateVariables = Record<string, unknown>;
 export class BodyTemplate {
     private constructor(private readonly root: Node) { }
 
-    static compile(body: Record<string, unknown>, environment: nunjucks.Environment, name: string): BodyTemplate {
+    static compile(body: Record<string, unknown>, environment: TemplateEnvironment, name: string): BodyTemplate {
         return new BodyTemplate(compileNode(body, environment, name, []));
     }
 
@@ -42,7 +41,7 @@ function isTemplate(value: string): boolean {
     return value.includes('{{') || value.includes('{%');
 }
 
-function compileNode(value: unknown, environment: nunjucks.Environment, name: string, path: string[]): Node {
+function compileNode(value: unknown, environment: TemplateEnvironment, name: string, path: string[]): Node {
     if (value === '') {
         return { kind: 'drop' };
     }
@@ -104,32 +103,9 @@ function renderNode(node: Node, variables: TemplateVariables, path: string[]): u
     }
 }
 
-/**
- * Renders with the callback form: nunjucks reports errors from included templates only
- * there (the plain form returns null and rethrows later, outside any try). With our
- * synchronous loader and a parent frame the callback runs before render returns.
- */
-export function renderSync(template: nunjucks.Template, variables: object): string {
-    let result: string | null | undefined;
-    let failure: unknown;
-    takeLastRefusal();
-    // A parent frame keeps nunjucks from deferring the callback to a later tick.
-    const frame = new (nunjucks as unknown as { runtime: { Frame: new () => object } }).runtime.Frame();
-    (template.render as (context: object, frame: object, callback: (error: Error | null, output: string | null) => void) => void)
-        .call(template, variables, frame, (error, output) => {
-            failure = error ?? undefined;
-            result = output;
-        });
-    if (failure) {
-        const refusal = takeLastRefusal();
-        throw refusal && String((failure as Error).message).includes(refusal.reason)
-            ? new TemplateSandboxError(refusal.reason, refusal.fix, refusal.line ?? lineOf(failure), refusal.partial)
-            : failure;
-    }
-    if (typeof result !== 'string') {
-        throw new Error('the template failed inside an included partial (the partial\'s own error is listed for its file)');
-    }
-    return result;
+/** Renders a sandboxed template: its parsed tree is interpreted within the environment's limits (TemplateSandboxError names a limit it hits). */
+export function renderSync(template: SandboxedTemplate, variables: object): string {
+    return renderTemplate(template, variables);
 }
 
 /** A nunjucks compile or render failure as a BodyTemplateError, keeping the template line and the cause's own fix. */

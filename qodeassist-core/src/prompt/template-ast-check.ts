@@ -1,16 +1,9 @@
+import { AstNode } from './template-nodes';
 import {
     callRefused, computedMemberRefused, FIXES, isForbiddenMember, isForbiddenSymbol, memberRefused, SAFE_METHODS, symbolRefused, TemplateSandboxError
 } from './template-policy';
 
-/** The shape of a node of nunjucks' parser (src/nodes.js); `typename` tells the kind. */
-export interface AstNode {
-    typename: string;
-    /** 0-based. */
-    lineno: number;
-    colno: number;
-    fields: readonly string[];
-    [field: string]: unknown;
-}
+export { AstNode } from './template-nodes';
 
 /** The names a template may call besides data methods: the environment's globals, and the filters and tests it may name. */
 export interface AstCheckScope {
@@ -39,7 +32,7 @@ const MAX_FOLDED = 256;
  * Refuses, before a template ever runs, member access to constructors and prototypes, calls of
  * anything but registered functions, macros and safe data methods, computed member names that
  * cannot be checked, and includes whose name is not a literal. Throws TemplateSandboxError with
- * the 1-based line. The run-time guard backs this up for what only data decides.
+ * the 1-based line. The interpreter (template-values.ts) enforces the same rules on what only data decides.
  */
 export function checkTemplateAst(root: AstNode, scope: AstCheckScope): void {
     new AstChecker(root, scope).check(root);
@@ -86,10 +79,17 @@ class AstChecker {
                 this.checkTestArgument(node);
                 this.check(node.args);
                 return;
-            case 'Is':
+            case 'Is': {
                 this.check(node.left);
-                this.checkRegistered('test', node.right as AstNode, this.scope.tests);
+                // `x is divisibleby(3)`: the test is the call's name, its arguments are checked as any others.
+                const test = node.right as AstNode;
+                const isCall = test?.typename === 'FunCall';
+                this.checkRegistered('test', isCall ? test.name as AstNode : test?.typename === 'Literal' && test.value === null ? { ...test, value: 'none' } : test, this.scope.tests);
+                if (isCall) {
+                    this.check(test.args);
+                }
                 return;
+            }
             case 'Pair':
                 this.checkKey(node.key as AstNode);
                 this.check(node.value);
@@ -146,7 +146,7 @@ class AstChecker {
         }
     }
 
-    /** A key the run-time guard can judge as data: a variable, a data path, or arithmetic without text. */
+    /** A key the interpreter can judge as data: a variable, a data path, or arithmetic without text. */
     private isDataKey(key: AstNode): boolean {
         key = unwrap(key);
         if (key.typename === 'Symbol' || key.typename === 'LookupVal') {

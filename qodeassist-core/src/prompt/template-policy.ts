@@ -1,6 +1,6 @@
 /**
  * What agent templates may do: read data, call registered functions, macros and a short list of
- * data methods. Shared by the load-time AST check and the run-time guard, so both refuse the same things.
+ * data methods. Shared by the load-time AST check and the interpreter, so both refuse the same things.
  */
 
 /** A template refused by the sandbox: what it tried, where, and what to do instead. */
@@ -18,7 +18,7 @@ export class TemplateSandboxError extends Error {
 
 /**
  * Members that lead from data to constructors and prototypes. Any `__…` name is refused too. (A function's
- * `caller` and `arguments` are refused by the run-time guard, which refuses every member of a function:
+ * `caller` and `arguments` are refused by the interpreter, which refuses every member of a function:
  * data such as a tool call's `arguments` keeps those names.)
  */
 const FORBIDDEN_MEMBERS = new Set(['constructor', 'prototype']);

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import * as nunjucks from 'nunjucks';
 import { renderSync } from './body-template';
 import { createTemplateEnvironment } from './partial-loader';
+import { SandboxedTemplate } from './template-environment';
+import { parseTemplate } from './template-nodes';
 import { TemplateSandboxError } from './template-policy';
-import { guardRenderFunction, RenderFunction } from './template-runtime-guard';
 import { compileSandboxedTemplate } from './template-sandbox';
 
 const base = mkdtempSync(join(tmpdir(), 'qodeassist-template-attack-'));
@@ -57,7 +58,7 @@ const ATTACKS: Attack[] = [
     { name: 'set alias of the constructor', template: '{% set c = range.constructor %}{{ c(P)() }}', refused: CONSTRUCTOR },
     { name: 'loop over literal keys', template: '{% for k in ["a", "constructor"] %}{{ range[k](P)() }}{% endfor %}', refused: CONSTRUCTOR },
     { name: 'loop over dict keys', template: '{% for k, v in {"constructor": 1} %}{% set f = range[k] %}{{ f }}{% endfor %}', refused: CONSTRUCTOR },
-    { name: 'key that only data decides (refused by the guarded render at load)', template: '{% for k in ctx.keys %}{% set f = ctx.history[k] %}{{ f }}{% endfor %}', refused: CONSTRUCTOR },
+    { name: 'key that only data decides (refused by the interpreter while rendering)', template: '{% for k in ctx.keys %}{% set f = ctx.history[k] %}{{ f }}{% endfor %}', refused: CONSTRUCTOR },
     { name: 'the bare name constructor', template: '{{ constructor.getOwnPropertyDescriptor(constructor.getPrototypeOf(range), "constructor").value(P)() }}', refused: /the name "constructor" is not allowed in templates/ },
     { name: '__proto__ member', template: '{{ range.__proto__.constructor(P)() }}', refused: /member access to "__proto__" is not allowed/ },
     { name: '__lookupGetter__', template: '{{ range.__lookupGetter__("__proto__").call(range) }}', refused: /member access to "__lookupGetter__" is not allowed/ },
@@ -143,17 +144,16 @@ describe('template sandbox: known escape payloads', () => {
     }
 });
 
-describe('template sandbox: the run-time guard alone (defence in depth)', () => {
+describe('template sandbox: the interpreter alone, without the load-time data check (defence in depth)', () => {
     let count = 0;
     const runtimeBase = mkdtempSync(join(tmpdir(), 'qodeassist-template-guard-'));
     after(() => rmSync(runtimeBase, { recursive: true, force: true }));
 
-    // Compiled by plain nunjucks, as if a payload slipped past the load-time check; only the guarded runtime stands in the way.
+    // Parsed and node-checked, but not through the data-only AST check, as if a payload slipped past it; only the interpreter stands in the way.
     const unchecked = (source: string) => {
-        const template = new nunjucks.Template(source, createTemplateEnvironment([]), 'unchecked', true);
-        const compiled = template as unknown as { rootRenderFunc: RenderFunction };
-        compiled.rootRenderFunc = guardRenderFunction(compiled.rootRenderFunc);
-        return template;
+        const environment = createTemplateEnvironment([]);
+        const registered = { filters: new Set(environment.filters.keys()), tests: new Set(environment.tests.keys()) };
+        return new SandboxedTemplate(parseTemplate(source, 'unchecked', registered), environment, 'unchecked');
     };
 
     // Partials go through the loader, which checks them; here only what a single template can do on its own.
@@ -169,7 +169,7 @@ describe('template sandbox: the run-time guard alone (defence in depth)', () => 
             assert.equal(existsSync(marker), false, 'the payload ran');
             assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype was polluted');
             if (/\bP\b/.test(attack.template)) {
-                assert.ok(failure instanceof Error, 'a template that calls code rendered without a refusal');
+                assert.ok(failure instanceof TemplateSandboxError, `a template that calls code rendered without a refusal: ${String(failure)}`);
             }
         });
     }

@@ -1,10 +1,14 @@
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { configuredAgentResolver, sessionAgentFor } from '../agents/agent-request';
 import { ResolvedAgent } from '../agents/agent-factory';
 import { ConfigurationService } from '../agents/configuration-service';
 import { ProviderLauncher, withProviderLaunch } from './provider-launcher';
 import { environmentPolicy } from '../config/managed-policy';
 import { SpendLedger } from './spend-ledger';
+import { keyFileOf, withFreshKey } from './key-refresh';
+import { keyFileStamp } from '../config/key-files';
+import { qodeassistHome } from '../config/config-layers';
+import { spendLedgerPath } from '../config/state-dir';
 import { SecretsStore } from '../config/secrets-store';
 import { ContentLoader } from '../context/content-loader';
 import { ContextAssembler } from '../context/context-assembler';
@@ -37,6 +41,8 @@ export interface RuntimeOptions {
     resolveAgent?(agent: ResolvedAgent, secrets: SecretsStore): Promise<SessionAgent>;
     /** The user's home, for the user's skill folders; default the process's. */
     userHome?: string;
+    /** The spend ledger (spend.json) the daily limit counts in; default the one in userHome's (else the state dir's) `.qodeassist`. */
+    spendLedger?: string;
     /**
      * Starts the servers of providers with `[launch]`, shared by the host's runtimes and stopped by
      * the host when it ends (the IDE backend's, at shutdown). Without it the runtime has its own and stops it on dispose.
@@ -105,8 +111,13 @@ export class QodeAssistRuntime {
             const prepare = this.options.resolveAgent ?? sessionAgentFor;
             // The workspace (known once trusted) is where a launched server's program is never taken from.
             const workspaceRoots = configuration.roots.project ? [dirname(configuration.roots.project)] : [];
-            const resolve = async (agent: ResolvedAgent, secrets: SecretsStore) =>
-                withProviderLaunch(await prepare(agent, secrets), agent, this.launcher, { logger: this.options.logger, workspaceRoots });
+            const resolve = async (agent: ResolvedAgent, secrets: SecretsStore) => {
+                // A key from a file is checked before each request: a rotated Secret applies to the next one.
+                const keyFile = keyFileOf(agent);
+                const stamp = keyFile === undefined ? undefined : keyFileStamp(keyFile);
+                const ready = withProviderLaunch(await prepare(agent, secrets), agent, this.launcher, { logger: this.options.logger, workspaceRoots });
+                return withFreshKey(ready, keyFile, stamp, () => prepare(agent, secrets));
+            };
             manager = new SessionManager(configuredAgentResolver(() => configuration.current, this.secrets, resolve), {
                 ...this.options.sessionServices,
                 assembler: this.assembler, estimator: this.estimator, hostModels: this.options.hostModels, logger: this.options.logger,
@@ -120,14 +131,10 @@ export class QodeAssistRuntime {
         return manager;
     }
 
-    /** The user's spend ledger against the administrator's daily limit; none without a home to keep it in. */
+    /** The user's spend ledger against the administrator's daily limit: the one file every process of the user shares. */
     private spendFor(configuration: ConfigurationService): Pick<SessionServices, 'spend'> {
-        const home = this.options.userHome;
-        if (!home) {
-            return {};
-        }
-        const ledger = SpendLedger.at(join(home, '.qodeassist', 'spend.json'));
-        return { spend: { check: () => ledger.check(configuration.current.policy), record: cost => ledger.record(cost) } };
+        const ledger = SpendLedger.at(this.options.spendLedger ?? spendLedgerPath(this.options.userHome ?? qodeassistHome()));
+        return { spend: { reserve: estimate => ledger.reserve(configuration.current.policy, estimate) } };
     }
 
     /** The tools of one chat or refactor: the built-in ones confined to its workspace, plus the host's extra tools. */

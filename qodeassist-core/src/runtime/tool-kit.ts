@@ -1,5 +1,6 @@
 import { HistoryMessage } from '../context/conversation-history';
 import { ManagedPolicy, permissionAllowed } from '../config/managed-policy';
+import { stateDirRefusal } from '../config/state-dir';
 import { Diagnostic } from '../ports/diagnostics';
 import { PermissionAnswer, PermissionRequest } from '../ports/permission-prompt';
 import { createBuiltinTools } from '../tools/builtin-tools';
@@ -38,6 +39,8 @@ export interface ToolSettings {
     buildCommand: string;
     allowOutsideWorkspace: boolean;
     useGitignore: boolean;
+    /** Network inside the commands' sandbox (bubblewrap); absent: on. */
+    sandboxNetwork?: boolean;
 }
 
 /** The user's skill settings (preferences `qodeassist.skills.*`); absent: on, default folders. */
@@ -87,6 +90,7 @@ export function createToolKit(request: ToolKitRequest): ToolKitExecutor {
     const tools = createBuiltinTools({
         workspace, allowedCommands: settings?.allowedCommands, commandTimeoutMs: (settings?.commandTimeoutSeconds ?? 60) * 1000,
         commandOutputLimit: settings?.commandOutputLimit, buildCommand: settings?.buildCommand, skills: request.skills,
+        sandbox: { network: settings?.sandboxNetwork ?? true },
         // Only a host that shows problems (an IDE) offers get_diagnostics; the bench has none to show.
         diagnostics: getDiagnostics ? { get: async path => getDiagnostics(path) } : undefined,
         originalHistory: request.originalHistory
@@ -122,5 +126,7 @@ export function skillRootsFor(workspace: string | undefined, settings: SkillSett
         return undefined;
     }
     const folders = settings?.folders.filter(folder => folder.trim()) ?? [];
-    return [...defaultSkillRoots(projectTrusted ? workspace : undefined, userHome), ...folders.map(dir => ({ dir, scope: 'user' as const }))];
+    // A state dir inside the workspace is the repository's folder, not the user's: its skills are not the user's (see stateDirRefusal).
+    const home = userHome !== undefined && stateDirRefusal(userHome, workspace) ? undefined : userHome;
+    return [...defaultSkillRoots(projectTrusted ? workspace : undefined, home), ...folders.map(dir => ({ dir, scope: 'user' as const }))];
 }

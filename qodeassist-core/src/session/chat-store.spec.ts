@@ -132,10 +132,11 @@ describe('ChatStore', () => {
         assert.deepEqual((await secretive.load('one')).history[0].blocks, [{ type: 'thinking', text: 'use [REDACTED]' }]);
     });
 
-    it('adds no .gitignore to a chats folder that already existed', async () => {
+    it('gives a chats folder that already existed (a repository may ship it) its .gitignore too', async () => {
         mkdirSync(join(dir, 'chats'));
         await store.save(chat('one'));
-        assert.deepEqual(readdirSync(join(dir, 'chats')), ['one.json']);
+        assert.deepEqual(readdirSync(join(dir, 'chats')).sort(), ['.gitignore', 'one.json']);
+        assert.equal(readFileSync(join(dir, 'chats', '.gitignore'), 'utf8'), '*\n');
     });
 
     it('owns only the copies directly in a chat\'s attachment folder', () => {

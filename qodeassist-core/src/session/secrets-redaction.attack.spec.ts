@@ -147,7 +147,7 @@ describe('attack: a resolved key never reaches a log, an error or a saved chat',
         assert.equal(readFileSync(join(dir, '.qodeassist', 'chats', '.gitignore'), 'utf8'), '*\n');
     });
 
-    it('gives a new exports folder a .gitignore of *, and leaves an existing .gitignore alone', async () => {
+    it('gives a new exports folder a .gitignore of *, and an existing .gitignore keeps its lines but ends by ignoring everything', async () => {
         const exports = join(dir, '.qodeassist', 'exports');
         await createGitIgnoredFolder(exports);
         assert.equal(readFileSync(join(exports, '.gitignore'), 'utf8'), '*\n');
@@ -156,7 +156,8 @@ describe('attack: a resolved key never reaches a log, an error or a saved chat',
         mkdirSync(kept);
         writeFileSync(join(kept, '.gitignore'), '# the user shares these\n');
         await new ChatStore(kept).save(leakyChat('shared', 'nothing-secret'));
-        assert.equal(readFileSync(join(kept, '.gitignore'), 'utf8'), '# the user shares these\n');
+        // A repository can ship the folder with a .gitignore of its own: chats are committed only on purpose (git add -f), never by accident.
+        assert.equal(readFileSync(join(kept, '.gitignore'), 'utf8'), '# the user shares these\n# QodeAssist: saved chats are never committed\n*\n');
         assert.ok(existsSync(join(kept, 'shared.json')));
     });
 });

@@ -64,8 +64,11 @@ export interface SessionServices {
     reassembleRounds?: boolean;
     /** The IDE's own language models, for agents with client_api "theia"; absent outside an IDE. */
     hostModels?: HostModels;
-    /** The user's spend today: checked before each request (a limit may refuse it), each request's cost added when it ends. */
-    spend?: { check(): void; record(cost: UsageCost | undefined): void };
+    /**
+     * The user's spend today: each request reserves its estimate before it is sent (a limit may
+     * refuse it) and settles to its cost when it ends, however it ends.
+     */
+    spend?: { reserve(estimate: UsageCost | undefined): { settle(cost: UsageCost | undefined): void } };
 }
 
 export interface ToolPolicy {
@@ -215,6 +218,7 @@ export class Session {
 
     private async run(requestId: RequestId, signal: AbortSignal, policy: ToolPolicy, completion: CompletionInput | undefined): Promise<void> {
         this.emit([{ type: 'RequestStarted', requestId, agent: this.agent.name, model: this.agent.model }]);
+        let held: SentRequest | undefined;
         try {
             const executor = policy.executor ?? this.services.tools;
             const tools = executor ? [...policy.tools ?? []] : [];
@@ -223,7 +227,11 @@ export class Session {
             const logger = this.services.logger;
             logger?.log('info', 'qodeassist.session', `request ${requestId}: ${this.agent.name} (${this.agent.model}) at ${this.agent.url}, ~${assembly.manifest.estimate} tokens of ${assembly.manifest.limit}`);
             logger?.log('debug', 'qodeassist.context', `request ${requestId} (${this.agent.name}) manifest:\n${formatManifest(assembly.manifest)}`);
-            this.services.spend?.check();
+            // What the request now in flight was measured at, for calibrating the estimator against its Usage; and its hold on the
+            // day's spend, taken before anything is sent and settled in consume's finally (or released below if it never starts).
+            const sent: SentRequest = { measured: assembly.measured, round: 0, measuredTokens: assembly.manifest.estimate };
+            sent.reservation = this.reserve(assembly.manifest.estimate);
+            held = sent;
             await this.agent.ensureReachable?.(signal);
             if (signal.aborted) {
                 throw new CancelledError();
@@ -235,8 +243,6 @@ export class Session {
                 maxRecordBytes: limits.values.maxRecordBytes, maxAnswerBytes: limits.values.maxAnswerBytes
             };
             logger?.log('debug', 'qodeassist.wire', `request ${requestId} POST ${this.agent.url} ${JSON.stringify(request.body)}`);
-            // What the request now in flight was measured at, for calibrating the estimator against its Usage.
-            const sent: SentRequest = { measured: assembly.measured, round: 0 };
             const nextPayload = this.services.reassembleRounds
                 ? async () => {
                     const next = await this.assemble(tools, completion);
@@ -248,10 +254,12 @@ export class Session {
                 : undefined;
             const onRound = (turn: AssistantTurn, results: readonly ToolResultInput[]) => {
                 this.recordRound(turn, results, sent.usage);
-                this.services.spend?.record(sent.usage?.cost);
-                // The next request of the loop has a usage (and a cost) of its own, if the day's spend allows it.
+                const previous = sent.usage;
+                sent.reservation?.settle(previous?.cost);
+                sent.reservation = undefined;
+                // The next request of the loop has a usage (and a cost) of its own, if the day's spend allows it: it carries this one's input and output.
                 sent.usage = undefined;
-                this.services.spend?.check();
+                sent.reservation = this.reserve(previous ? previous.inputTokens + previous.outputTokens : sent.measuredTokens);
                 sent.round++;
                 // A replayed continuation was never measured: its Usage must not calibrate against the first request.
                 if (!this.services.reassembleRounds) {
@@ -263,6 +271,7 @@ export class Session {
                 : streamWire(this.agent.protocol, request);
             await this.consume(requestId, stream, signal, sent);
         } catch (error) {
+            held?.reservation?.settle(held.usage?.cost);
             if (error instanceof CancelledError || signal.aborted) {
                 this.emit([{ type: 'Cancelled', requestId }]);
             } else {
@@ -277,8 +286,8 @@ export class Session {
         try {
             await this.consumeEvents(requestId, stream, signal, sent);
         } finally {
-            // A request costs what its last usage report said, however it ended.
-            this.services.spend?.record(sent.usage?.cost);
+            // A request costs what its last usage report said, however it ended (nothing: its hold is released).
+            sent.reservation?.settle(sent.usage?.cost);
         }
     }
 
@@ -333,6 +342,12 @@ export class Session {
         return this.thinking === undefined ? ctx : { ...ctx, thinking: this.thinking };
     }
 
+    /** Holds a request's estimated cost against the day's limit: its input estimate and a full reply (max tokens) at the agent's price. */
+    private reserve(inputTokens: number | undefined): SpentReservation | undefined {
+        const estimate = this.agent.pricing ? costOf({ inputTokens: inputTokens ?? 0, outputTokens: this.agent.maxOutputTokens }, this.agent.pricing) : undefined;
+        return this.services.spend?.reserve(estimate);
+    }
+
     /** The cost of a request's usage at the agent's price now; nothing without a price. */
     private priced(usage: Usage): { cost?: UsageCost } {
         return this.agent.pricing ? { cost: costOf(usage, this.agent.pricing) } : {};
@@ -381,7 +396,13 @@ interface SentRequest {
     usage?: MessageUsage;
     /** Which request of the turn's tool loop, from 0. */
     round: number;
+    /** Its hold on the day's spend limit, settled when it ends. */
+    reservation?: SpentReservation;
+    /** The first request's input estimate, for a continuation's reservation when no usage came. */
+    measuredTokens?: number;
 }
+
+type SpentReservation = { settle(cost: UsageCost | undefined): void };
 
 /** A request's usage, priced when it arrives: the price then is the price of the request. */
 function usageOf(event: Usage, pricing: ModelPricing | undefined): MessageUsage {

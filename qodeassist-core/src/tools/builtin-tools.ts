@@ -5,6 +5,7 @@ import { FILE_TOOLS } from './file-tools';
 import { createReadOriginalHistoryTool } from './history-tool';
 import { CommandBuildRunner, NodeTerminal } from './node-process';
 import { createBuildTool, createTerminalTool, defaultAllowedCommands, splitCommandLine } from './process-tools';
+import { SandboxSettings } from './sandbox';
 import { createTodoTool } from './todo-tool';
 import { AnyTool } from './tool';
 
@@ -22,6 +23,8 @@ export interface BuiltinToolsOptions {
     commandOutputLimit?: number;
     /** What build_project runs; without it there is no build_project. */
     buildCommand?: string;
+    /** The sandbox commands and the build run in (bubblewrap where it starts, network on, by default). */
+    sandbox?: SandboxSettings;
     /** The IDE's problems; without it there is no get_diagnostics. */
     diagnostics?: IDiagnostics;
     /** Skills; without them there is no load_skill. */
@@ -34,7 +37,7 @@ export interface BuiltinToolsOptions {
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
     const tools: AnyTool[] = [...FILE_TOOLS, createTodoTool()];
     tools.push(createTerminalTool({
-        terminal: new NodeTerminal({ workspaceRoots: [options.workspace] }), allowed: options.allowedCommands?.length ? options.allowedCommands : defaultAllowedCommands(),
+        terminal: new NodeTerminal({ workspaceRoots: [options.workspace], sandbox: options.sandbox }), allowed: options.allowedCommands?.length ? options.allowedCommands : defaultAllowedCommands(),
         timeoutMs: options.commandTimeoutMs, maxOutputChars: options.commandOutputLimit
     }));
     if (options.diagnostics) {
@@ -47,7 +50,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
         tools.push(createReadOriginalHistoryTool(options.originalHistory));
     }
     if (options.buildCommand?.trim()) {
-        tools.push(createBuildTool(new CommandBuildRunner(splitCommandLine(options.buildCommand), options.workspace, new NodeTerminal({ workspaceRoots: [options.workspace] }))));
+        tools.push(createBuildTool(new CommandBuildRunner(splitCommandLine(options.buildCommand), options.workspace, new NodeTerminal({ workspaceRoots: [options.workspace], sandbox: options.sandbox }))));
     }
     return tools;
 }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { childEnvironment, environmentValue, looksLikeSecret } from './child-environment';
+import { childEnvironment, environmentValue, GIT_SAFETY, looksLikeSecret, withGitSafety } from './child-environment';
 
 describe('childEnvironment', () => {
     it('passes what programs and toolchains need and nothing else', () => {
@@ -63,5 +63,17 @@ describe('childEnvironment', () => {
         assert.deepEqual(childEnvironment(source, { platform: 'linux' }), {});
         assert.equal(environmentValue(source, 'PATH', 'win32'), 'C:\\Windows\\system32');
         assert.equal(environmentValue(source, 'PATH', 'linux'), undefined);
+    });
+
+    it('withGitSafety: every command gets git\'s command-line config that no repository beats, and a caller\'s own git config variables cannot replace it', () => {
+        const env = withGitSafety({ HOME: '/h', GIT_CONFIG_PARAMETERS: "'core.fsmonitor'='touch /tmp/x'", GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'touch /tmp/x', GIT_CONFIG_KEY_7: 'core.pager' });
+        assert.deepEqual(env, {
+            HOME: '/h', GIT_CONFIG_COUNT: '4',
+            GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'false',
+            GIT_CONFIG_KEY_1: 'core.hooksPath', GIT_CONFIG_VALUE_1: '/dev/null',
+            GIT_CONFIG_KEY_2: 'safe.bareRepository', GIT_CONFIG_VALUE_2: 'explicit',
+            GIT_CONFIG_KEY_3: 'protocol.ext.allow', GIT_CONFIG_VALUE_3: 'never'
+        });
+        assert.equal(GIT_SAFETY.length, 4);
     });
 });

@@ -81,3 +81,29 @@ export function environmentValue(env: Readonly<Record<string, string | undefined
     const found = Object.keys(env).find(candidate => candidate.toUpperCase() === name.toUpperCase());
     return found === undefined ? undefined : env[found];
 }
+
+/**
+ * Git settings every command gets, at command-line scope so no repository or global config beats
+ * them: a folder of plain files can be a bare repository whose `core.fsmonitor` (or hooks) git
+ * would run on `git status`. Hooks point at /dev/null, a path that can never hold one.
+ */
+export const GIT_SAFETY: ReadonlyArray<[string, string]> = [
+    ['core.fsmonitor', 'false'],
+    ['core.hooksPath', '/dev/null'],
+    ['safe.bareRepository', 'explicit'],
+    ['protocol.ext.allow', 'never']
+];
+
+/** Variables that carry command-line git config: anything a caller put there is replaced by GIT_SAFETY. */
+const GIT_CONFIG_VARIABLE = /^GIT_CONFIG_(COUNT|PARAMETERS|KEY_\d+|VALUE_\d+)$/i;
+
+/** `env` with GIT_SAFETY as the only command-line git config (GIT_CONFIG_COUNT/KEY_n/VALUE_n). */
+export function withGitSafety(env: Readonly<Record<string, string>>): Record<string, string> {
+    const result = Object.fromEntries(Object.entries(env).filter(([name]) => !GIT_CONFIG_VARIABLE.test(name)));
+    result.GIT_CONFIG_COUNT = String(GIT_SAFETY.length);
+    GIT_SAFETY.forEach(([key, value], index) => {
+        result[`GIT_CONFIG_KEY_${index}`] = key;
+        result[`GIT_CONFIG_VALUE_${index}`] = value;
+    });
+    return result;
+}

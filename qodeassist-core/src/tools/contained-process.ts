@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { canScanProcesses, DescendantTracker, PROCESS_TREE_TAG } from './process-tree-scan';
 
 /** After the tree is killed (or the program exited), how long to wait for its output pipes to close. */
 const CLOSE_GRACE_MS = 500;
@@ -15,6 +16,11 @@ export interface ContainedProcessOptions {
     /** Pipe stderr as well (it is ignored otherwise). */
     stderr?: boolean;
     platform?: NodeJS.Platform;
+    /**
+     * Track the tree beyond the process group (Linux, through /proc): descendants that left the
+     * group (`setsid`, `detached`) are ended too. `env` must hold PROCESS_TREE_TAG with this value.
+     */
+    treeTag?: string;
 }
 
 export interface ContainedExit {
@@ -44,10 +50,17 @@ export function killProcessTree(child: ChildProcess, platform: NodeJS.Platform =
         killer.on('error', () => child.kill('SIGKILL'));
         return;
     }
+    if (!killGroup(pid)) {
+        child.kill('SIGKILL');
+    }
+}
+
+function killGroup(pid: number): boolean {
     try {
         process.kill(-pid, 'SIGKILL');
+        return true;
     } catch {
-        child.kill('SIGKILL');
+        return false;
     }
 }
 
@@ -62,6 +75,8 @@ export function startContained(file: string, args: readonly string[], options: C
         cwd: options.cwd, env: options.env, shell: false, windowsHide: true,
         detached: platform !== 'win32', stdio: ['ignore', 'pipe', options.stderr ? 'pipe' : 'ignore']
     });
+    const tracker = options.treeTag && child.pid !== undefined && options.env[PROCESS_TREE_TAG] === options.treeTag && canScanProcesses(platform)
+        ? new DescendantTracker(child.pid, options.treeTag) : undefined;
     const exit = new Promise<ContainedExit>(resolve => {
         let timedOut = false;
         let cancelled = false;
@@ -75,6 +90,12 @@ export function startContained(file: string, args: readonly string[], options: C
             }
             settled = true;
             timers.forEach(clearTimeout);
+            // Whatever is left of the tree goes with it, even a descendant that closed its pipes and left the group.
+            if (platform !== 'win32' && child.pid !== undefined) {
+                killGroup(child.pid);
+            }
+            tracker?.killAll();
+            tracker?.stop();
             options.signal?.removeEventListener('abort', onAbort);
             // A descendant may still hold the pipes: stop reading so nothing keeps this process waiting.
             streams.forEach(stream => stream.destroy());
@@ -82,6 +103,7 @@ export function startContained(file: string, args: readonly string[], options: C
         };
         const stopTree = () => {
             killProcessTree(child, platform);
+            tracker?.killAll();
             timers.push(setTimeout(() => finish(), CLOSE_GRACE_MS));
         };
         const onAbort = () => {

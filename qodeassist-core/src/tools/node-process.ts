@@ -4,9 +4,10 @@ import { CommandResult, IBuildRunner, ITerminal, TerminalRunOptions } from '../p
 import { CancelledError } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
 import { childEnvironment } from './child-environment';
-import { startContained } from './contained-process';
 import { HeadTailText } from './output-cap';
 import { containChildPath, ProgramSearch, programNotFoundMessage, programSearchFor, resolveProgram } from './program-resolver';
+import { SandboxSettings } from './sandbox';
+import { startCommand } from './sandboxed-process';
 
 export interface NodeTerminalOptions {
     /** Folders whose binaries are never started (the workspace); each run's own roots and cwd are added. */
@@ -15,12 +16,14 @@ export interface NodeTerminalOptions {
     secrets?: () => readonly string[];
     /** The environment to scrub; the backend's own by default. */
     env?: Readonly<Record<string, string | undefined>>;
+    /** The OS sandbox (bubblewrap where it starts, by default) and its network. */
+    sandbox?: SandboxSettings;
 }
 
 /**
  * Node's child_process, never through a shell, contained: a scrubbed environment, the
- * program resolved to an absolute path outside the workspace, and the whole tree ended on
- * timeout or cancel.
+ * program resolved to an absolute path outside the workspace, the whole tree ended on
+ * timeout or cancel, and an OS sandbox around it where one starts (the workspace roots writable).
  */
 export class NodeTerminal implements ITerminal {
     constructor(private readonly settings: NodeTerminalOptions = {}) { }
@@ -32,13 +35,17 @@ export class NodeTerminal implements ITerminal {
         const platform = process.platform;
         const source = this.settings.env ?? process.env;
         const env = childEnvironment(source, { secrets: this.settings.secrets?.() ?? PROCESS_SECRETS.list(), platform });
-        const search = programSearchFor(env, [...(this.settings.workspaceRoots ?? []), ...(options.workspaceRoots ?? []), options.cwd], platform);
+        const roots = [...(this.settings.workspaceRoots ?? []), ...(options.workspaceRoots ?? [])];
+        const search = programSearchFor(env, [...roots, options.cwd], platform);
         const program = await this.programPath(argv[0], options.cwd, search);
         if (!program) {
             return { exitCode: null, output: argv[0] ? programNotFoundMessage(argv[0]) : 'No command was given.', timedOut: false, omitted: 0 };
         }
         await containChildPath(env, search);
-        const started = startContained(program, argv.slice(1), { cwd: options.cwd, env, timeoutMs: options.timeoutMs, signal: options.signal, stderr: true, platform });
+        const started = await startCommand(program, argv.slice(1), {
+            cwd: options.cwd, env, writableRoots: roots.length ? roots : [options.cwd], sourceEnv: source, sandbox: this.settings.sandbox,
+            timeoutMs: options.timeoutMs, signal: options.signal, stderr: true, platform
+        });
         // Only the two ends are held while it runs, and what falls between is counted exactly.
         const output = HeadTailText.within(options.maxOutputChars);
         for (const stream of [started.child.stdout, started.child.stderr]) {
@@ -52,10 +59,10 @@ export class NodeTerminal implements ITerminal {
             throw new CancelledError();
         }
         if (exit.error) {
-            return { exitCode: null, output: exit.error.code === 'ENOENT' ? programNotFoundMessage(argv[0]) : exit.error.message, timedOut: false, omitted: 0 };
+            return { exitCode: null, output: exit.error.code === 'ENOENT' ? programNotFoundMessage(argv[0]) : exit.error.message, timedOut: false, omitted: 0, sandbox: started.sandbox };
         }
         const capped = output.result();
-        return { exitCode: exit.timedOut ? null : exit.exitCode, output: capped.text, timedOut: exit.timedOut, omitted: capped.omitted };
+        return { exitCode: exit.timedOut ? null : exit.exitCode, output: capped.text, timedOut: exit.timedOut, omitted: capped.omitted, sandbox: started.sandbox };
     }
 
     /** A bare name goes through the PATH lookup; a path (a build command the user configured) is taken as given. */

@@ -10,6 +10,7 @@ import { FILE_TOOLS, hasRipgrep, MAX_READ_BYTES, MAX_WHOLE_FILE_BYTES } from './
 import { CommandBuildRunner, NodeTerminal } from './node-process';
 import { capHead, capHeadTail, cutLongLine, HeadTailText } from './output-cap';
 import { BUILD_OUTPUT_CHARS, createBuildTool, createTerminalTool, MAX_BUILD_PROBLEMS } from './process-tools';
+import { detectSandbox, sandboxLabel } from './sandbox';
 import { MAX_SEARCH_OUTPUT_CHARS } from './search-results';
 import { defineTool, ToolContext } from './tool';
 import { MAX_TOOL_RESULT_CHARS, ToolContributorRegistry, ToolKitExecutor } from './toolkit';
@@ -166,7 +167,7 @@ describe('What tools hand back to the model is bounded', function () {
             const lines = Array.from({ length: 100_000 }, (_, i) => `line ${String(i).padStart(5, '0')}\n`);
             // 11 characters a line: the head is 60 characters (5 lines and 5 characters), the tail 140 (12 lines and 8 characters).
             const all = lines.join('');
-            assert.equal(result.content, `$ node -e '${script}'\n${all.slice(0, 60)}\n[… 1099800 characters (99982 lines) omitted …]\n${all.slice(-140)}\n[exited with code 0]`);
+            assert.equal(result.content, `$ node -e '${script}'\n[sandbox: ${sandboxLabel(await detectSandbox())}]\n${all.slice(0, 60)}\n[… 1099800 characters (99982 lines) omitted …]\n${all.slice(-140)}\n[exited with code 0]`);
         });
 
         it('build_project lists MAX_BUILD_PROBLEMS problems and counts the rest; its output keeps head and tail within BUILD_OUTPUT_CHARS', async () => {
@@ -181,6 +182,7 @@ describe('What tools hand back to the model is bounded', function () {
             assert.equal(problems.length, 250);
             assert.equal(result.content, [
                 'The build failed (exit code 2).',
+                `[sandbox: ${sandboxLabel(await detectSandbox())}]`,
                 'Problems (250 errors, 0 warnings):',
                 ...Array.from({ length: MAX_BUILD_PROBLEMS }, (_, i) => `src/f${String(i).padStart(4, '0')}.ts:1:1: error: x.!!!!`),
                 '[… 200 more problems not shown; fix these and build again]',

@@ -22,6 +22,8 @@ describe('process containment (attacks)', () => {
     const originalEnv = { ...process.env };
     const started: number[] = [];
     const searchTool = FILE_TOOLS.find(tool => tool.name === 'search_project')!;
+    // These children write outside the workspace and report host pids: they pin the containment that holds without a sandbox; sandbox.attack.spec.ts attacks the bubblewrap path.
+    const unsandboxed = { sandbox: { mode: 'off' } } as const;
 
     const script = (path: string, text: string) => { writeFileSync(path, text); chmodSync(path, 0o755); };
     const context = (signal?: AbortSignal): ToolContext => ({ requestId: 'r', chatId: 'c', files: new WorkspaceFiles([workspace]), signal });
@@ -93,9 +95,9 @@ describe('process containment (attacks)', () => {
             ['a proxy URL with a password', { HTTPS_PROXY: 'http://ada:proxy-password-leak-0005@proxy.local:3128' }]
         ];
         const starters: [string, (dump: string) => Promise<unknown>, boolean][] = [
-            ['execute_terminal_command', dump => createTerminalTool({ terminal: new NodeTerminal({ secrets: () => [known] }), allowed: ['node'] })
+            ['execute_terminal_command', dump => createTerminalTool({ terminal: new NodeTerminal({ secrets: () => [known], ...unsandboxed }), allowed: ['node'] })
                 .run({ command: `node dump-env.js ${dump}` }, context()), true],
-            ['build_project', dump => createBuildTool(new CommandBuildRunner(['node', 'dump-env.js', dump], workspace, new NodeTerminal({ secrets: () => [known] })))
+            ['build_project', dump => createBuildTool(new CommandBuildRunner(['node', 'dump-env.js', dump], workspace, new NodeTerminal({ secrets: () => [known], ...unsandboxed })))
                 .run({}, context()), true],
             // A stand-in rg outside the workspace records what ripgrep would see.
             ['search_project (rg)', async dump => {
@@ -153,7 +155,7 @@ describe('process containment (attacks)', () => {
     });
 
     describe('a timeout or cancel ends the whole process tree', () => {
-        const terminal = createTerminalTool({ terminal: new NodeTerminal(), allowed: ['node'] });
+        const terminal = createTerminalTool({ terminal: new NodeTerminal(unsandboxed), allowed: ['node'] });
         for (const variant of ['parent-waits', 'parent-exits']) {
             it(`answers within its timeout + 1 s and kills a grandchild holding the output pipe (${variant})`, async () => {
                 const pidFile = join(base, `grandchild-${variant}.pid`);
@@ -170,7 +172,7 @@ describe('process containment (attacks)', () => {
 
         const cancellable: [string, (signal: AbortSignal, pidFile: string) => Promise<unknown>][] = [
             ['execute_terminal_command', (signal, pidFile) => terminal.run({ command: `node holder.js parent-waits ${pidFile}` }, context(signal))],
-            ['build_project', (signal, pidFile) => createBuildTool(new CommandBuildRunner(['node', 'holder.js', 'parent-waits', pidFile], workspace)).run({}, context(signal))],
+            ['build_project', (signal, pidFile) => createBuildTool(new CommandBuildRunner(['node', 'holder.js', 'parent-waits', pidFile], workspace, new NodeTerminal(unsandboxed))).run({}, context(signal))],
             ['search_project (rg)', (signal, pidFile) => {
                 script(join(outsideBin, 'rg'), `#!/bin/sh\nif [ "$1" = "--version" ]; then echo ripgrep; exit 0; fi\nsleep 30 &\necho $! > "${pidFile}"\nwait\n`);
                 process.env.PATH = `${outsideBin}${delimiter}${originalEnv.PATH}`;

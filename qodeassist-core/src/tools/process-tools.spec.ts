@@ -6,6 +6,7 @@ import { CommandBuildRunner, NodeTerminal } from './node-process';
 import { capHeadTail } from './output-cap';
 import { parseBuildProblems } from '../context/build-problems';
 import { createBuildTool, createTerminalTool, splitCommandLine } from './process-tools';
+import { detectSandbox, sandboxLabel } from './sandbox';
 import { ToolContext } from './tool';
 import { WorkspaceFiles } from './workspace-files';
 
@@ -26,7 +27,7 @@ describe('process tools', () => {
 
     it('runs an allowed program in the workspace without a shell', async () => {
         const result = await terminal.run({ command: 'node -e "console.log(process.cwd(), 6 * 7)"', cwd: 'sub' }, context());
-        assert.equal(result.content, `$ node -e "console.log(process.cwd(), 6 * 7)"\n${join(root, 'sub')} 42\n\n[exited with code 0]`);
+        assert.equal(result.content, `$ node -e "console.log(process.cwd(), 6 * 7)"\n[sandbox: ${sandboxLabel(await detectSandbox())}]\n${join(root, 'sub')} 42\n\n[exited with code 0]`);
         assert.equal(result.isError, false);
     });
 
@@ -43,7 +44,7 @@ describe('process tools', () => {
         const slow = await createTerminalTool({ terminal: new NodeTerminal(), allowed: ['node'], timeoutMs: 300 }).run({ command: 'node -e "setTimeout(() => {}, 10000)"' }, context());
         assert.match(slow.content, /\[timed out and was stopped\]$/);
         const loud = await terminal.run({ command: 'node -e "console.log(\'a\'.repeat(1000) + \'END\')"' }, context());
-        assert.match(loud.content, /^\$ node .*\naaaa[\s\S]*\[… \d+ characters omitted …\][\s\S]*aEND\n/);
+        assert.match(loud.content, /^\$ node .*\n\[sandbox: [^\n]+\]\naaaa[\s\S]*\[… \d+ characters omitted …\][\s\S]*aEND\n/);
         assert.deepEqual(capHeadTail('0123456789', 5), { text: '0\n[… 5 characters omitted …]\n6789', omitted: 5, omittedLines: 0 });
     });
 
@@ -66,6 +67,7 @@ describe('process tools', () => {
         const tool = createBuildTool(new CommandBuildRunner([process.execPath, '-e', script], root));
         const result = await tool.run({}, context());
         assert.equal(result.isError, true);
-        assert.match(result.content, /^The build failed \(exit code 2\)\.\nProblems \(1 errors, 0 warnings\):\nsrc\/a.ts:1:2: error: ';' expected\.\nOutput:\nsrc\/a\.ts\(1,2\): error TS1005: ';' expected\.\n$/);
+        assert.ok(result.content.startsWith(`The build failed (exit code 2).\n[sandbox: ${sandboxLabel(await detectSandbox())}]\n`));
+        assert.match(result.content, /^The build failed \(exit code 2\)\.\n\[sandbox: [^\n]+\]\nProblems \(1 errors, 0 warnings\):\nsrc\/a.ts:1:2: error: ';' expected\.\nOutput:\nsrc\/a\.ts\(1,2\): error TS1005: ';' expected\.\n$/);
     });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IBuildRunner, ITerminal } from '../ports/process-ports';
+import { CommandResult, IBuildRunner, ITerminal } from '../ports/process-ports';
 import { AnyTool, defineTool } from './tool';
 import { ToolInputError } from './workspace-files';
 import { formatBuildProblem, parseBuildProblems } from '../context/build-problems';
@@ -87,9 +87,17 @@ export function createTerminalTool(options: TerminalToolOptions): AnyTool {
                 maxOutputChars: options.maxOutputChars ?? 30_000, signal: context.signal, workspaceRoots: context.files.roots
             });
             const status = result.timedOut ? 'timed out and was stopped' : result.exitCode === null ? 'could not start' : `exited with code ${result.exitCode}`;
-            return { content: `$ ${args.command}\n${result.output}\n[${status}]`, isError: result.exitCode !== 0 };
+            return { content: `$ ${args.command}${sandboxLine(result)}\n${result.output}\n[${status}]`, isError: result.exitCode !== 0 };
         }
     });
+}
+
+/**
+ * The header line naming where a command ran, so the model and the user see whether it was
+ * sandboxed; empty for a terminal that does not say (an ACP client's own, which runs it itself).
+ */
+export function sandboxLine(result: CommandResult): string {
+    return result.sandbox === undefined ? '' : `\n[sandbox: ${result.sandbox}]`;
 }
 
 /** Characters of build output build_project hands to the model (head and tail kept, the middle counted). */
@@ -114,7 +122,7 @@ export function createBuildTool(runner: IBuildRunner, options: { timeoutMs?: num
                 ? `\nProblems (${problems.filter(p => p.severity === 'error').length} errors, ${problems.filter(p => p.severity === 'warning').length} warnings):\n`
                 + problems.slice(0, MAX_BUILD_PROBLEMS).map(formatBuildProblem).join('\n')
                 + (unlisted > 0 ? `\n[… ${unlisted} more problems not shown; fix these and build again]` : '') : '';
-            return { content: `${summary}${list}\nOutput:\n${result.output}`, isError: result.exitCode !== 0 };
+            return { content: `${summary}${sandboxLine(result)}${list}\nOutput:\n${result.output}`, isError: result.exitCode !== 0 };
         }
     });
 }

@@ -17,6 +17,8 @@ export interface ListModelsOptions {
     hostModels?: HostModels;
     baseUrl?: string;
     apiKey?: string;
+    /** Headers besides the key's: through a gateway, the user's identity (gatewayHeadersFor), which the listing carries like every other call. */
+    headers?: Readonly<Record<string, string>>;
     signal?: AbortSignal;
     timeoutMs?: number;
 }
@@ -88,7 +90,7 @@ export async function listModels(api: ClientApi, options: ListModelsOptions = {}
         for (const [key, value] of Object.entries(query)) {
             url.searchParams.set(key, value);
         }
-        const json = await getJson(url.toString(), authHeaders(api, options.apiKey), options, info.models.optional === true);
+        const json = await getJson(url.toString(), { ...options.headers, ...authHeaders(api, options.apiKey) }, options, info.models.optional === true);
         if (json === undefined) {
             return [];
         }

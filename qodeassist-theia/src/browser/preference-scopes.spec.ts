@@ -32,7 +32,7 @@ describe('QodeAssist setting scopes (what a repository\'s .theia/settings.json m
     it('the settings that grant access are user scope, in the schema too', () => {
         const widening = ['qodeassist.tools.terminal.allowedCommands', 'qodeassist.build.command', 'qodeassist.tools.allowOutsideWorkspace', 'qodeassist.tools.useGitignore',
             'qodeassist.mcp.server.enabled', 'qodeassist.mcp.server.port', 'qodeassist.mcp.server.host', 'qodeassist.mcp.server.allowedOrigins', 'qodeassist.skills.folders',
-            'qodeassist.tools.terminal.timeoutSeconds'];
+            'qodeassist.tools.terminal.timeoutSeconds', 'qodeassist.tools.sandboxNetwork'];
         for (const name of widening) {
             assert.equal(PREFERENCE_SCOPE_RULES[name].rule, 'user', name);
         }
@@ -69,6 +69,13 @@ describe('QodeAssist setting scopes (what a repository\'s .theia/settings.json m
         assert.equal(preferences['qodeassist.enabled'], false, 'the user turned it off; the repository cannot turn it on');
         assert.equal(preferences['qodeassist.skills.enabled'], false);
         assert.equal(preferences['qodeassist.completion.debounceMs'], 500, 'an ordinary setting: the workspace overrides');
+    });
+
+    it('where the user\'s chats are saved is theirs to say: a repository\'s historyLocation is ignored', () => {
+        const hostile = fakePreferences({ 'qodeassist.chat.historyLocation': { globalValue: 'user', workspaceValue: 'workspace' } });
+        const preferences = createPreferenceProxy<QodeAssistConfiguration>(scopeGuardedPreferences(hostile), QodeAssistPreferenceSchema);
+        assert.equal(preferences['qodeassist.chat.historyLocation'], 'user');
+        assert.equal(QodeAssistPreferenceSchema.properties['qodeassist.chat.historyLocation'].scope, PreferenceScope.User);
     });
 
     it('a project may still narrow: turn QodeAssist or a tool off for itself', () => {

@@ -34,6 +34,7 @@ import { QodeAssistProjectTrust } from './trust/project-trust';
 import { WorkspaceRestrictionContribution } from '@theia/workspace/lib/browser/workspace-trust-service';
 import { QODEASSIST_LANGUAGE_MODELS_PATH, QODEASSIST_THEIA_TOOLS_PATH, QodeAssistLanguageModelsService, QodeAssistTheiaToolsService } from '../common/theia-tools-protocol';
 import '../../src/browser/style/qodeassist.css';
+import '../../src/browser/style/chat-rewind.css';
 
 export default new ContainerModule(bind => {
     bindQodeAssistPreferences(bind);

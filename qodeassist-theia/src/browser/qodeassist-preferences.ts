@@ -55,6 +55,10 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'boolean', default: true,
             description: 'Hide files matched by .gitignore from the tools, in addition to .qodeassistignore.'
         },
+        'qodeassist.tools.sandboxNetwork': {
+            type: 'boolean', default: true,
+            description: 'Network for the commands execute_terminal_command and build_project start inside their sandbox (bubblewrap, on Linux). Off: they run without network (no package downloads, no services).'
+        },
         'qodeassist.chat.sendOnEnter': {
             type: 'boolean',
             default: true,
@@ -172,14 +176,14 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'array', items: { type: 'string' }, default: [],
             description: 'More folders holding <skill>/SKILL.md, besides .qodeassist/skills and .claude/skills of the project and of your home.'
         },
-        'qodeassist.logging.level': {
-            type: 'string', enum: ['off', 'error', 'warn', 'info', 'debug'], default: 'warn',
-            description: 'What the QodeAssist output channel shows: failures (warn), every request with its agent and size (info), or also each manifest and request body (debug). Keys are always redacted.'
-        },
         ...Object.fromEntries(Object.entries(RULES_PREFERENCES).map(([kind, { key, files }]) => [key, {
             type: 'boolean', default: true,
             description: `In a trusted workspace, put the repository's ${files} into the chat's prompt (${kind} rules files). Read again at every send.`
         }])),
+        'qodeassist.logging.level': {
+            type: 'string', enum: ['off', 'error', 'warn', 'info', 'debug'], default: 'warn',
+            description: 'What the QodeAssist output channel shows: failures (warn), every request with its agent and size (info), or also each manifest and request body (debug). Keys are always redacted.'
+        },
         'qodeassist.refactor.openFilesTokens': {
             type: 'number', default: 0, minimum: 0,
             description: 'Tokens of other open editors a refactor may read. 0: none.'
@@ -243,7 +247,8 @@ export function toolSettingsOf(preferences: QodeAssistPreferences): ChatToolSett
         commandOutputLimit: preferences['qodeassist.tools.terminal.outputLimit'],
         buildCommand: preferences['qodeassist.build.command'],
         allowOutsideWorkspace: preferences['qodeassist.tools.allowOutsideWorkspace'],
-        useGitignore: preferences['qodeassist.tools.useGitignore']
+        useGitignore: preferences['qodeassist.tools.useGitignore'],
+        sandboxNetwork: preferences['qodeassist.tools.sandboxNetwork']
     };
 }
 
@@ -260,15 +265,15 @@ export function limitOverridesOf(preferences: QodeAssistPreferences): LimitOverr
     return Object.fromEntries(settings.filter(([, value]) => typeof value === 'number' && Number.isFinite(value) && value > 0));
 }
 
-/** The user's skill settings as the backend takes them. */
-export function skillSettingsOf(preferences: QodeAssistPreferences): ChatSkillSettings {
-    return { enabled: preferences['qodeassist.skills.enabled'], folders: preferences['qodeassist.skills.folders'] };
-}
-
 /** The rules-file kinds the user turned off, as the backend takes them. */
 export function rulesSettingsOf(preferences: QodeAssistPreferences): RulesSettings {
     const values = preferences as unknown as Record<string, unknown>;
     return { disabled: (Object.keys(RULES_PREFERENCES) as RulesKind[]).filter(kind => values[RULES_PREFERENCES[kind].key] === false) };
+}
+
+/** The user's skill settings as the backend takes them. */
+export function skillSettingsOf(preferences: QodeAssistPreferences): ChatSkillSettings {
+    return { enabled: preferences['qodeassist.skills.enabled'], folders: preferences['qodeassist.skills.folders'] };
 }
 
 export interface QodeAssistConfiguration {
@@ -281,6 +286,7 @@ export interface QodeAssistConfiguration {
     'qodeassist.build.command': string;
     'qodeassist.tools.allowOutsideWorkspace': boolean;
     'qodeassist.tools.useGitignore': boolean;
+    'qodeassist.tools.sandboxNetwork': boolean;
     'qodeassist.chat.sendOnEnter': boolean;
     'qodeassist.chat.role': string;
     'qodeassist.chat.historyLocation': 'workspace' | 'user';

@@ -2,7 +2,8 @@ import type {
     AgentChoice, ChatEvent, ChatSessionEvent, HistoryEvent, HistoryMessage, MovedEvent, QueuedEvent, UserMessageEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
     PermissionRequest, RoleChoice, SessionEvent, SkillChoice, SkillSettings, StoredChat, StoredFileEdit, ToolSettings, UnreadableChat,
     ChatBranchView, ChatImport, TurnPosition,
-    AgentChatEvent, AgentSessionState, AcpPermissionAnswer, AcpPermissionRequest, AcpToolCallState, AcpPlanEntry, AcpCommand, AcpMode, AcpToolContent, AcpLocation
+    AgentChatEvent, AgentSessionState, AcpPermissionAnswer, AcpPermissionRequest, AcpToolCallState, AcpPlanEntry, AcpCommand, AcpMode, AcpToolContent, AcpLocation,
+    ChatChanges, FileChangeView, LeftOutFiles, RestoreMode, RestoreOutcome, RestorePreview, RestoreToResult, WorkspaceChangesEvent
 } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 import { ToolHostClient } from './tool-host-protocol';
@@ -10,7 +11,8 @@ import { ToolHostClient } from './tool-host-protocol';
 export type {
     AgentChoice, ChatEvent, ChatSessionEvent, HistoryEvent, HistoryMessage, MovedEvent, QueuedEvent, UserMessageEvent, ChatInput, ChatStorage, ChatSummary, ChatTurnOptions, ContentRef, ContextManifest, Diagnostic, FileEditRecord, OpenedChat, PermissionAnswer,
     PermissionRequest, RoleChoice, SessionEvent, SkillChoice, StoredChat, StoredFileEdit, UnreadableChat, ChatBranchView, ChatImport, TurnPosition,
-    AgentChatEvent, AgentSessionState, AcpPermissionAnswer, AcpPermissionRequest, AcpToolCallState, AcpPlanEntry, AcpCommand, AcpMode, AcpToolContent, AcpLocation
+    AgentChatEvent, AgentSessionState, AcpPermissionAnswer, AcpPermissionRequest, AcpToolCallState, AcpPlanEntry, AcpCommand, AcpMode, AcpToolContent, AcpLocation,
+    ChatChanges, FileChangeView, LeftOutFiles, RestoreMode, RestoreOutcome, RestorePreview, RestoreToResult, WorkspaceChangesEvent
 };
 
 /** The prefix of an external (ACP) agent's name in the agent choice and the send options, as core's `ACP_AGENT_PREFIX` (restated: the browser cannot load core). */
@@ -110,6 +112,24 @@ export interface QodeAssistChatService extends RpcServer<QodeAssistChatClient> {
      * every window hears the change as an `AcpMode` event. Refused when no external agent's session is open in the chat.
      */
     setAgentMode(chatId: string, modeId: string): Promise<void>;
+
+    /** The messages (counted from 0) with a checkpoint of the workspace before them: they offer "Restore to here". */
+    checkpointTurns(chatId: string, workspacePath: string): Promise<number[]>;
+    /** What restoring the files to before the `turn`-th message would change (each file's diff) and what it leaves as it is; asked before restoring. */
+    previewRestore(chatId: string, workspacePath: string, turn: number): Promise<RestorePreview>;
+    /** Restores to before the `turn`-th message: the files, the chat or both; the result carries what "Undo restore" needs. Refused while an answer is written. */
+    restoreCheckpoint(chatId: string, workspacePath: string, turn: number, mode: RestoreMode): Promise<RestoreToResult>;
+    /** Takes a restore (or a file's revert) back: the files as just before it, the removed messages brought back. */
+    undoRestore(chatId: string, workspacePath: string, restore: { restoreId?: string; branchId?: string }): Promise<RestoreOutcome>;
+    /**
+     * The files changed since the checkpoint before the `fromTurn`-th message (null: since the chat's first),
+     * up to now or (with `toTurn`) the end of that external agent's turn; each with its diff.
+     */
+    reviewChanges(chatId: string, workspacePath: string, fromTurn: number | null, toTurn: number | null): Promise<ChatChanges>;
+    /** Keep: the review stops listing the file as it is now. */
+    keepChange(chatId: string, workspacePath: string, path: string): Promise<void>;
+    /** Revert: the file as the checkpoint before the `turn`-th message holds it (removed when it did not exist); undoable. */
+    revertChange(chatId: string, workspacePath: string, turn: number, path: string): Promise<RestoreToResult>;
 
     /** The chat's agents (the roster's first), then the external (ACP) agents: `kind: 'acp'`, `unavailable` saying why one cannot be picked now. */
     listAgents(workspacePath: string | undefined): Promise<AgentChoice[]>;

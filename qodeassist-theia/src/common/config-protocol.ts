@@ -1,8 +1,8 @@
 import type { ChatSkillSettings } from './chat-protocol';
-import type { AcpAgentTest, ConfigIssue, LimitOverrides } from '@qodeassist/core';
+import type { AcpAgentTest, ConfigIssue, ConsentDetails, LimitOverrides } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 
-export type { AcpAgentTest, ConfigIssue, LimitOverrides };
+export type { AcpAgentTest, ConfigIssue, ConsentDetails, LimitOverrides };
 
 /** An external coding agent (`acp/*.toml`) as the configuration view lists it. */
 export interface ExternalAgentSummary {
@@ -19,6 +19,8 @@ export interface ExternalAgentSummary {
     /** Why it cannot start now, with how to install it. */
     problem?: string;
     homepage?: string;
+    /** A project's agent (`<name>@project`) waiting for the user's consent: what to show before allowing it. */
+    consent?: ConsentDetails;
 }
 
 export const QODEASSIST_CONFIG_PATH = '/services/qodeassist/config';
@@ -94,6 +96,16 @@ export interface ConfigOverview {
     projectTrust?: ProjectTrustState;
     /** The external agents of every layer (a project's only in a trusted workspace). */
     externalAgents?: ExternalAgentSummary[];
+    /** Where the tools' commands run: sandboxed (bubblewrap) or not, with how to enable it. */
+    sandbox?: SandboxSummary;
+}
+
+export interface SandboxSummary {
+    sandboxed: boolean;
+    /** As a command's tool result header names it. */
+    label: string;
+    /** Not sandboxed: what the user can do about it. */
+    howToEnable?: string;
 }
 
 export interface ProviderTest {
@@ -145,8 +157,13 @@ export interface ProjectTrustState {
     trusted: boolean;
     /** Project-layer entries present but not read (e.g. `.qodeassist/agents`, `.claude/skills`). */
     skipped: string[];
-    /** "project configuration not loaded: workspace not trusted (…)", when something was skipped. */
+    /**
+     * "project configuration not loaded: workspace not trusted (…)", when something was skipped;
+     * for a trusted workspace, "this project's configuration replaces yours: …" when it does.
+     */
     notice?: string;
+    /** A trusted project's replacements of the user's (or bundled) providers at other URLs and rosters, one sentence each. */
+    overrides?: string[];
 }
 
 export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClient> {
@@ -167,6 +184,11 @@ export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClien
     testProvider(workspacePath: string | undefined, provider: string): Promise<ProviderTest>;
     /** Test of an external agent: starts it, runs the initialize handshake (protocol, name, version, capabilities) and stops it. */
     testExternalAgent(workspacePath: string | undefined, name: string): Promise<AcpAgentTest>;
+    /**
+     * Records the user's consent to a project's external agent, if the workspace is trusted and
+     * `fingerprint` is that of its entry as the file says now; false otherwise (nothing recorded).
+     */
+    grantExternalAgentConsent(workspacePath: string | undefined, name: string, fingerprint: string): Promise<boolean>;
     /** Stores a key in the user's secrets file (owner-only); returns a note when an environment variable overrides it. */
     setKey(ref: string, value: string): Promise<string | undefined>;
     clearKey(ref: string): Promise<void>;

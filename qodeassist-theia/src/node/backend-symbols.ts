@@ -48,11 +48,11 @@ export class WorkspaceConfigurations implements ConfigurationProvider {
 
     constructor(
         private readonly trust: WorkspaceTrustRegistry = new WorkspaceTrustRegistry(),
-        /** The roots for a workspace whose own layer is read (a trusted one) or none. */
-        private readonly rootsFor: (project: string | undefined) => ConfigRoots = project => defaultConfigRoots(project)
+        /** The roots for a workspace whose own layer is read (a trusted one) or none; the open folder either way (a state dir inside it is refused). */
+        private readonly rootsFor: (project: string | undefined, open: string | undefined) => ConfigRoots = (project, open) => defaultConfigRoots(project, undefined, open)
     ) {
         this.stopWatchingTrust = trust.onDidChange((workspacePath, trusted) => {
-            this.services.get(workspacePath)?.setRoots(this.rootsFor(trustedProject(workspacePath, trusted)));
+            this.services.get(workspacePath)?.setRoots(this.rootsFor(trustedProject(workspacePath, trusted), workspacePath));
         });
     }
 
@@ -60,7 +60,7 @@ export class WorkspaceConfigurations implements ConfigurationProvider {
         const key = workspacePath ?? '';
         let service = this.services.get(key);
         if (!service) {
-            service = new ConfigurationService(this.rootsFor(trustedProject(workspacePath, this.trust.isTrusted(workspacePath)))).start();
+            service = new ConfigurationService(this.rootsFor(trustedProject(workspacePath, this.trust.isTrusted(workspacePath)), workspacePath)).start();
             this.services.set(key, service);
         }
         return service;

@@ -1,4 +1,8 @@
-import { ChatFeature, ChatOwners, ChatStore, ContentRef, ContextManifest, ImagesNotTakenError, qodeassistHome, QodeAssistRuntime, StoredFileEdit, WorkspaceFiles } from '@qodeassist/core';
+import {
+    ChatChanges, ChatFeature, ChatOwners, ChatRewind, ChatStore, ContentRef, ContextManifest, ImagesNotTakenError, qodeassistHome, QodeAssistError, QodeAssistRuntime,
+    RestoreMode, RestoreOutcome, RestorePreview, RestoreToResult, StoredFileEdit, WorkspaceCheckpoints, WorkspaceFiles
+} from '@qodeassist/core';
+import { join } from 'node:path';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { ConfigurationProvider, QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
@@ -28,7 +32,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         /** The backend's chats; absent (a test of one window), this window's own. */
         @inject(QodeAssistChatOwners) @optional() owners?: ChatOwners
     ) {
-        this.feature = new ChatFeature({ runtime, configurations, userHome, owners });
+        // One registry per state dir: every window's chats share a workspace's shadow repository and its queue.
+        this.feature = new ChatFeature({ runtime, configurations, userHome, owners, checkpoints: WorkspaceCheckpoints.at(join(userHome, '.qodeassist', 'checkpoints')) });
     }
 
     setClient(client: QodeAssistChatClient | undefined): void {
@@ -158,6 +163,38 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         return this.feature.library.importJson(storage, json);
     }
 
+    checkpointTurns(chatId: string, workspacePath: string): Promise<number[]> {
+        return this.rewind.turns(workspacePath, chatId);
+    }
+
+    previewRestore(chatId: string, workspacePath: string, turn: number): Promise<RestorePreview> {
+        return this.rewind.preview(workspacePath, chatId, turn);
+    }
+
+    restoreCheckpoint(chatId: string, workspacePath: string, turn: number, mode: RestoreMode): Promise<RestoreToResult> {
+        if (mode !== 'files' && mode !== 'chat' && mode !== 'both') {
+            throw new QodeAssistError({ category: 'Validation', message: `"${String(mode)}" is no way to restore; pick files, chat or both.` });
+        }
+        return this.rewind.restore(workspacePath, chatId, turn, mode);
+    }
+
+    undoRestore(chatId: string, workspacePath: string, restore: { restoreId?: string; branchId?: string }): Promise<RestoreOutcome> {
+        return this.rewind.undo(workspacePath, chatId, { restoreId: restore.restoreId ?? undefined, branchId: restore.branchId ?? undefined });
+    }
+
+    reviewChanges(chatId: string, workspacePath: string, fromTurn: number | null, toTurn: number | null): Promise<ChatChanges> {
+        // JSON-RPC turns an absent argument into null.
+        return this.rewind.changes(workspacePath, chatId, fromTurn ?? undefined, toTurn ?? undefined);
+    }
+
+    keepChange(chatId: string, workspacePath: string, path: string): Promise<void> {
+        return this.rewind.keep(workspacePath, chatId, path);
+    }
+
+    revertChange(chatId: string, workspacePath: string, turn: number, path: string): Promise<RestoreToResult> {
+        return this.rewind.revert(workspacePath, chatId, turn, path);
+    }
+
     async listAgents(workspacePath: string | undefined): Promise<AgentChoice[]> {
         return [...this.feature.pickers.agents(workspacePath), ...await this.feature.pickers.externalAgents(workspacePath)];
     }
@@ -190,6 +227,14 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         }
         this.outboxes.clear();
         this.client = undefined;
+    }
+
+    private get rewind(): ChatRewind {
+        const rewind = this.feature.rewind;
+        if (!rewind) {
+            throw new QodeAssistError({ category: 'Config', message: 'Checkpoints are not kept in this IDE backend.' });
+        }
+        return rewind;
     }
 
     private outboxFor(chatId: string): EventCoalescer<ChatEvent> | undefined {

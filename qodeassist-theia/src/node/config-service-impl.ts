@@ -1,13 +1,14 @@
 import {
-    AcpAgentTest, acpAgentStatus, testAcpAgent, qodeassistHome, allowKeyOrigin, LimitOverrides, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
-    syntheticContext, toErrorInfo, withRoster, WritableSecretsStore, projectLayerEntries, untrustedProjectNotice, skillRootsFor
+    AcpAgentTest, acpAgentStatus, testAcpAgent, qodeassistHome, allowKeyOrigin, LimitOverrides, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, gatewayHeadersFor, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
+    syntheticContext, toErrorInfo, withRoster, WritableSecretsStore, projectLayerEntries, untrustedProjectNotice, skillRootsFor,
+    detectSandbox, howToEnableSandbox, sandboxLabel, projectOverrideNotice
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChatSkillSettings } from '../common/chat-protocol';
-import { ConfigOverview, ProjectTrustState, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SetupChoice, SetupPreset, SetupState } from '../common/config-protocol';
+import { ConfigOverview, ProjectTrustState, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SandboxSummary, SetupChoice, SetupPreset, SetupState } from '../common/config-protocol';
 import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
 import { SETUP_PRESETS } from './quick-setup';
 import { McpHubs } from './mcp-service-impl';
@@ -43,6 +44,12 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
     async projectTrust(workspacePath: string | undefined): Promise<ProjectTrustState> {
         const trusted = isProjectLayerLoaded(this.configurations, workspacePath);
         const skipped = trusted ? [] : projectLayerEntries(workspacePath);
+        if (trusted) {
+            // Trusted, the project's files may replace the user's providers and rosters: never silently.
+            const overrides = this.configurations.forWorkspace(workspacePath).current.projectOverrides;
+            const notice = projectOverrideNotice(overrides);
+            return { trusted, skipped, ...(notice ? { notice, overrides: overrides.map(override => override.message) } : {}) };
+        }
         return { trusted, skipped, ...(skipped.length ? { notice: untrustedProjectNotice(skipped) } : {}) };
     }
 
@@ -86,17 +93,36 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
             // The user's own files (~/.qodeassist, ~/.claude) are shown under ~.
             pathRoots: [...(workspacePath ? [{ path: workspacePath, label: '' }] : []), { path: qodeassistHome(), label: '~' }],
             projectTrust: await this.projectTrust(workspacePath),
-            externalAgents: await Promise.all([...configuration.acpAgents.values()].map(async entry => ({
+            sandbox: await this.sandboxOf(),
+            externalAgents: await Promise.all([...configuration.acpAgents.values(), ...configuration.acpAwaitingConsent.values()].map(async entry => ({
                 name: entry.name, layer: entry.layer, file: entry.file.label, enabled: entry.enabled,
                 ...(entry.description ? { description: entry.description } : {}), ...(entry.homepage ? { homepage: entry.homepage } : {}),
+                ...(configuration.acpAwaitingConsent.has(entry.name) && entry.consent ? { consent: entry.consent } : {}),
                 ...await acpAgentStatus(entry, workspacePath ? [workspacePath] : [])
             })))
         };
     }
 
+    /** Whether commands run sandboxed here (probed once per process). */
+    protected async sandboxOf(): Promise<SandboxSummary> {
+        const availability = await detectSandbox();
+        return availability.kind === 'bubblewrap'
+            ? { sandboxed: true, label: sandboxLabel(availability) }
+            : { sandboxed: false, label: sandboxLabel(availability), howToEnable: howToEnableSandbox() };
+    }
+
     async testExternalAgent(workspacePath: string | undefined, name: string): Promise<AcpAgentTest> {
-        const entry = this.configurations.forWorkspace(workspacePath).current.acpAgents.get(name);
+        const configuration = this.configurations.forWorkspace(workspacePath).current;
+        // A project's agent waiting for consent is refused by testAcpAgent without being started.
+        const entry = configuration.acpAgents.get(name) ?? configuration.acpAwaitingConsent.get(name);
         return entry ? testAcpAgent(entry, workspacePath ? [workspacePath] : []) : { status: 'error', message: `There is no external agent "${name}".` };
+    }
+
+    async grantExternalAgentConsent(workspacePath: string | undefined, name: string, fingerprint: string): Promise<boolean> {
+        if (!workspacePath || !isProjectLayerLoaded(this.configurations, workspacePath)) {
+            return false;
+        }
+        return this.configurations.forWorkspace(workspacePath).grantAcpConsent(name, fingerprint);
     }
 
     async testProvider(workspacePath: string | undefined, name: string, timeoutMs = 10_000): Promise<ProviderTest> {
@@ -115,7 +141,7 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
     /** Lists a provider's models: reachable with the list, or why not. */
     private async listFor(api: ClientApi, url: string, apiKey: string | undefined, timeoutMs: number): Promise<ProviderTest> {
         try {
-            const models = await listModels(api, { baseUrl: url, apiKey, timeoutMs, hostModels: this.hostModels });
+            const models = await listModels(api, { baseUrl: url, apiKey, timeoutMs, hostModels: this.hostModels, headers: gatewayHeadersFor(url) });
             return { status: 'reachable', message: `${models.length} model(s)`, models: models.map(model => model.id) };
         } catch (error) {
             const info = toErrorInfo(error);

@@ -1,5 +1,5 @@
 import {
-    AnyTool, defaultMcpConfigFiles, describeMcpToolRequest, generateMcpToken, McpClaimedClient, McpClientAllowances, McpConfigFiles, McpConsentStore, McpHub,
+    AnyTool, CONSENTS_FILE, defaultMcpConfigFiles, describeMcpToolRequest, generateMcpToken, McpClaimedClient, McpClientAllowances, McpConfigFiles, McpConsentStore, McpHub,
     McpToolServer, PermissionAnswer, PermissionRequest, QodeAssistRuntime, WorkspaceFiles, WritableSecretsStore
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
@@ -17,7 +17,8 @@ const TOKEN_REF = 'qodeassist-mcp-server-token';
  * One MCP client hub per workspace folder for the whole backend: its servers are started once,
  * whatever the number of windows. The project's mcp.json is read only while the workspace is
  * trusted (without a trust registry, never), and its servers start only with the user's consent,
- * kept in `~/.qodeassist/mcp-consent.json`.
+ * kept in the one consent registry, `~/.qodeassist/consents.json` (which takes over the consents
+ * of the older `mcp-consent.json`).
  */
 @injectable()
 export class McpHubs {
@@ -30,7 +31,7 @@ export class McpHubs {
         @inject(QodeAssistUserHome) private readonly userHome: string,
         @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry
     ) {
-        this.consents = new McpConsentStore(join(userHome, '.qodeassist', 'mcp-consent.json'));
+        this.consents = new McpConsentStore(join(userHome, '.qodeassist', CONSENTS_FILE));
         this.stopTrustListener = trust?.onDidChange(workspacePath => this.hubs.get(workspacePath)?.setFiles(this.filesFor(workspacePath)));
     }
 

@@ -1,5 +1,5 @@
 import {
-    agentChoices, CancelledError, ConfigurationService, explainAuthError, filesWithinBudget, defaultInstructionFolders, InstructionLibrary, InstructionScope, pickAgent,
+    agentChoices, CancelledError, ConfigurationService, explainAuthError, filesWithinBudget, defaultInstructionFolders, InstructionLibrary, InstructionScope, managedAgentRefusal, managedRosterNote, pickAgent,
     QodeAssistError, QodeAssistRuntime, ResolvedAgent, runRefactor, SavedInstruction, SessionEvent, toErrorInfo, WorkspaceFiles
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
@@ -127,8 +127,8 @@ export class QodeAssistRefactorServiceImpl implements QodeAssistRefactorService 
         throw new QodeAssistError({
             category: 'Config',
             message: query.agent
-                ? `There is no agent named "${query.agent}". Pick another in the refactor's agent picker.`
-                : 'No refactor agent is available: the [refactor] roster is empty or none of its agents fits this file. Add one to .qodeassist/agents/rosters.toml.'
+                ? `${managedAgentRefusal(configuration, query.agent) ?? `There is no agent named "${query.agent}".`} Pick another in the refactor's agent picker.`
+                : `No refactor agent is available: the [refactor] roster is empty or none of its agents fits this file.${managedRosterNote(configuration, 'refactor')} Add one to .qodeassist/agents/rosters.toml.`
         });
     }
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { AcpAgentClient, AcpPermissionAnswer } from '@qodeassist/core';
+import { AcpAgentClient, AcpPermissionAnswer, SandboxSettings } from '@qodeassist/core';
 import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentScript, Step } from './scripted-acp-agent';
@@ -39,9 +39,9 @@ describe('AcpAgentClient serving the agent: files, permissions, terminals, cance
         sandbox.dispose();
     });
 
-    const run = async (script: AgentScript, options: { host?: RecordingHost; env?: Record<string, string | undefined>; limits?: Record<string, number>; signal?: AbortSignal } = {}) => {
+    const run = async (script: AgentScript, options: { host?: RecordingHost; env?: Record<string, string | undefined>; limits?: Record<string, number>; signal?: AbortSignal; sandbox?: SandboxSettings } = {}) => {
         const host = options.host ?? new RecordingHost([sandbox.workspace]);
-        client = new AcpAgentClient(scriptedAgent({ log: sandbox.log, ...script }), { host, env: options.env, limits: options.limits });
+        client = new AcpAgentClient(scriptedAgent({ log: sandbox.log, ...script }), { host, env: options.env, limits: options.limits, sandbox: options.sandbox });
         const session = await client.newSession();
         const events = recordEvents(session);
         return { host, session, events, end: session.prompt({ text: 'go' }, { requestId: 'r1', signal: options.signal }) };
@@ -183,7 +183,8 @@ describe('AcpAgentClient serving the agent: files, permissions, terminals, cance
                 { request: 'terminal/wait_for_exit', params: { terminalId: '${t.terminalId}' }, save: 'exit', echo: true },
                 { request: 'terminal/release', params: { terminalId: '${t.terminalId}' } }
             ]]
-        });
+            // Host pids written outside the workspace: this pins the containment without a sandbox (acp-terminals.attack.spec.ts attacks bubblewrap's).
+        }, { sandbox: { mode: 'off' } });
         assert.equal((await end).type, 'Finished', messageText(events));
         assert.deepEqual(echoed(events, 'live'), { output: 'started\n', truncated: false }, 'output while it runs, no exit status yet');
         assert.deepEqual(echoed(events, 'exit'), { exitCode: null, signal: 'SIGKILL' });

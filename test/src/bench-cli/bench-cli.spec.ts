@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
@@ -57,10 +57,11 @@ describe('qodeassist-bench (spawned)', function () {
 
     const workspaceArgs = () => ['--workspace', fixture.workspace, '--config-dir', fixture.user, '--trust-workspace'];
 
-    it('validate: exit 0 and a summary for a clean configuration', async () => {
+    it('validate: exit 0 and a summary for a clean configuration; the project\'s roster replacing QodeAssist\'s is a notice', async () => {
         const run = await bench(['validate', ...workspaceArgs()]);
         assert.equal(run.code, 0, run.stderr);
-        assert.match(run.stdout, /\d+ agents, \d+ providers, 6 roles; 0 error\(s\), 0 notice\(s\)\./);
+        assert.match(run.stdout, /\d+ agents, \d+ providers, 6 roles; 0 error\(s\), 1 notice\(s\)\./);
+        assert.match(run.stdout, /rosters\.toml:\d+ \[chat\.agents\]: notice: the project's chat roster \[fake-openai\] replaces QodeAssist's chat roster/);
     });
 
     it('validate: exit 1 with file:line, field and fix for a broken file', async () => {
@@ -189,6 +190,21 @@ describe('qodeassist-bench (spawned)', function () {
         fixture.write(join(fixture.workspace, 'src', 'reverse.ts'), 'export function reverse(text: string): string {\n<CURSOR>\n}\n');
     });
 
+    it('chat --mode plan: read-class tools only, the plan asked for, and a write call refused without running', async () => {
+        server.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'p1', name: 'create_file', arguments: { path: 'planned.txt', content: 'no' } }]) },
+            { kind: 'replay', recording: openAITextRecording('Plan: 1. write planned.txt') }
+        );
+        const run = await bench(['chat', '--agent', 'fake-openai', '--message', 'plan it', '--tools', '--allow', 'read,write', '--mode', 'plan', ...workspaceArgs()]);
+        assert.equal(run.code, 0, run.stderr);
+        const first = JSON.parse(server.requests[0].body);
+        assert.deepEqual(first.tools.map((tool: { function: { name: string } }) => tool.function.name), ['read_file', 'list_project_files', 'find_file', 'search_project', 'todo', 'load_skill']);
+        assert.match(JSON.stringify(first.messages), /You are in plan mode/);
+        assert.ok(!existsSync(join(fixture.workspace, 'planned.txt')), 'the write did not run, even with --allow write');
+        assert.match(run.stderr, /create_file is not available in plan mode/);
+        assert.equal((await bench(['chat', '--agent', 'fake-openai', '--message', 'x', '--mode', 'yolo', ...workspaceArgs()])).code, 2);
+    });
+
     it('chat --tools: build_project runs --build-command; a /skill invocation reaches the model in the user message', async () => {
         fixture.write(join(fixture.workspace, '.qodeassist', 'skills', 'release', 'SKILL.md'), '---\nname: release\ndescription: How we release\n---\nBump the version, then tag.\n');
         server.enqueue(
@@ -202,7 +218,7 @@ describe('qodeassist-bench (spawned)', function () {
         assert.deepEqual(first.messages.at(-1).content.map((part: { text: string }) => part.text), ['<skill name="release">\nBump the version, then tag.\n</skill>', 'for 1.2']);
         assert.ok(first.tools.some((tool: { function: { name: string } }) => tool.function.name === 'build_project'));
         const second = JSON.parse(server.requests[1].body);
-        assert.match(second.messages.filter((message: { role: string }) => message.role === 'tool').at(-1).content, /^The build succeeded\.\nOutput:\ncompiled 3 files/);
+        assert.match(second.messages.filter((message: { role: string }) => message.role === 'tool').at(-1).content, /^The build succeeded\.\n\[sandbox: (bubblewrap \(pid namespace[^\n]*|none — [^\n]*)\]\nOutput:\ncompiled 3 files/);
     });
 
     it('exit 2 for usage errors', async () => {

@@ -34,9 +34,12 @@ describe('external agents (acp/*.toml) in the configuration', () => {
 
     it('a project\'s agents load only with the project layer (a trusted workspace), and an untrusted one lists what it skipped', () => {
         fixture.project_('acp/repo-agent.toml', 'command = "repo-agent"\n');
-        assert.equal(fixture.load().acpAgents.get('repo-agent')?.layer, 'project');
+        // Listed under a name of its own, and waiting for the user's consent before it may start.
+        const trusted = fixture.load();
+        assert.equal(trusted.acpAwaitingConsent.get('repo-agent@project')?.layer, 'project');
+        assert.equal(trusted.acpAgents.has('repo-agent@project') || trusted.acpAgents.has('repo-agent'), false);
         const untrusted = loadConfiguration({ ...fixture.roots, project: undefined });
-        assert.equal(untrusted.acpAgents.has('repo-agent'), false);
+        assert.equal(untrusted.acpAgents.has('repo-agent') || untrusted.acpAwaitingConsent.has('repo-agent@project'), false);
         assert.ok(projectLayerEntries(fixture.workspace).includes('.qodeassist/acp'));
     });
 

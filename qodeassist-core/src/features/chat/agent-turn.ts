@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { acpAgentStatus } from '../../acp/acp-agent-check';
+import { acpAgentStatus, awaitingConsentProblem } from '../../acp/acp-agent-check';
 import { AcpEvent } from '../../acp/acp-events';
 import { AcpPromptFile, AcpPromptImage, AcpPromptInput } from '../../acp/acp-prompt';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
@@ -16,6 +16,7 @@ import { AgentChoice, ACP_AGENT_PREFIX, ChatEvent, ChatHost, ChatInput, ChatTurn
 import { ChatOwners } from './chat-owners';
 import { endingOf, turnBlocks } from './chat-turn';
 import { ChatViewer, OpenChat } from './open-chat';
+import { acpProjectOrigin } from './project-origin';
 
 /** Whether a turn's agent is an external (ACP) one: `acp:<name>`. */
 export function isExternalAgent(agent: string | undefined): agent is string {
@@ -32,6 +33,10 @@ const TRUST_ADVICE = 'Trust the workspace (command "Manage Workspace Trust") to 
 export function externalAgentFor(configurations: ConfigurationProvider, options: ChatTurnOptions): { entry: AcpAgentEntry; workspace: string } {
     const name = (options.agent ?? '').slice(ACP_AGENT_PREFIX.length);
     const entry = configurations.forWorkspace(options.workspacePath).current.acpAgents.get(name);
+    const awaiting = configurations.forWorkspace(options.workspacePath).current.acpAwaitingConsent.get(name);
+    if (!entry && awaiting) {
+        throw new QodeAssistError({ category: 'Validation', message: awaitingConsentProblem(awaiting) });
+    }
     if (!entry && agentForbidden(configurations.forWorkspace(options.workspacePath).current.policy, `${ACP_AGENT_PREFIX}${name}`)) {
         throw new QodeAssistError({ category: 'Config', message: `The external agent "${name}" is ${MANAGED_LABEL}: it may not be used. Pick another in the chat's agent picker.` });
     }
@@ -52,7 +57,9 @@ export function externalAgentFor(configurations: ConfigurationProvider, options:
 
 /** The chat picker's external agents, each saying why it cannot be picked now (disabled ones are left out). */
 export async function externalAgentChoices(configurations: ConfigurationProvider, workspacePath: string | undefined): Promise<AgentChoice[]> {
-    const entries = [...configurations.forWorkspace(workspacePath).current.acpAgents.values()].filter(entry => entry.enabled);
+    const configuration = configurations.forWorkspace(workspacePath).current;
+    // A project's agent waiting for consent is listed, unavailable, with what it would run.
+    const entries = [...configuration.acpAgents.values(), ...configuration.acpAwaitingConsent.values()].filter(entry => entry.enabled);
     const trusted = isProjectLayerLoaded(configurations, workspacePath);
     return Promise.all(entries.map(async (entry): Promise<AgentChoice> => {
         let unavailable: string | undefined;
@@ -65,7 +72,8 @@ export async function externalAgentChoices(configurations: ConfigurationProvider
         }
         return {
             name: `${ACP_AGENT_PREFIX}${entry.name}`, model: entry.command, provider: 'ACP', kind: 'acp', inRoster: false, images: true,
-            ...(entry.description ? { description: entry.description } : {}), ...(unavailable ? { unavailable } : {})
+            ...(entry.description ? { description: entry.description } : {}), ...(unavailable ? { unavailable } : {}),
+            ...(entry.layer === 'project' ? { projectOrigin: acpProjectOrigin(entry) } : {})
         };
     }));
 }
@@ -176,6 +184,8 @@ export interface AgentTurnContext {
     configurations: ConfigurationProvider;
     owners: ChatOwners;
     logger?: Logger;
+    /** An external agent's turn ended (finished, failed or stopped): the checkpoint after it is taken. */
+    turnEnded?(chat: OpenChat, requestId: string): void;
 }
 
 /**
@@ -198,7 +208,13 @@ export async function sendToAgent(context: AgentTurnContext, chat: OpenChat, inp
     const link = chat.agentLink ?? new AgentLink(entry, workspace, {
         useGitignore: options.tools?.useGitignore, logger: context.logger, chatId: () => chat.id,
         policy: context.configurations.forWorkspace(options.workspacePath).current.policy,
-        onEvent: event => forwardAgentEvent(chat, context.owners, event)
+        onEvent: event => {
+            const running = chat.live?.requestId;
+            forwardAgentEvent(chat, context.owners, event);
+            if (running !== undefined && chat.live?.requestId !== running) {
+                context.turnEnded?.(chat, running);
+            }
+        }
     });
     chat.agentLink = link;
     link.asker = asker.host;

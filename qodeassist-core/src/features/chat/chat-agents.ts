@@ -1,10 +1,10 @@
 import { Configuration, ResolvedAgent } from '../../agents/agent-factory';
-import { pickAgent } from '../../agents/agent-router';
-import { agentForbidden, MANAGED_LABEL } from '../../config/managed-policy';
+import { managedAgentRefusal, managedRosterNote, pickAgent } from '../../agents/agent-router';
 import { Pipeline } from '../../config/schemas';
 import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';
 import { QodeAssistError } from '../../wire/error-info';
 import { AgentChoice } from './chat-types';
+import { agentProjectOrigin } from './project-origin';
 
 /**
  * The agents a feature's picker offers: its roster's, in roster order, then the agents the
@@ -24,7 +24,8 @@ export function agentChoices(configuration: Configuration, pipeline: Pipeline, o
         .filter(agent => !inRoster.has(agent.name) && CHAT_PROTOCOLS.has(agent.protocol) && (others === 'all' || agent.pipelines.includes(pipeline)))
         .sort((a, b) => a.name.localeCompare(b.name));
     const choice = (agent: ResolvedAgent, listedHere: boolean): AgentChoice => ({
-        name: agent.name, model: agent.model, provider: agent.provider.instance.name, inRoster: listedHere, images: agent.images
+        name: agent.name, model: agent.model, provider: agent.provider.instance.name, inRoster: listedHere, images: agent.images,
+        ...withProjectOrigin(agentProjectOrigin(agent, configuration))
     });
     return [...listed.map(agent => choice(agent, true)), ...marked.map(agent => choice(agent, false))];
 }
@@ -37,15 +38,16 @@ export function chatAgentFor(configuration: Configuration, options: { agent?: st
     if (agent) {
         return agent;
     }
-    if (options.agent && agentForbidden(configuration.policy, options.agent)) {
-        throw new QodeAssistError({ category: 'Config', message: `The agent "${options.agent}" is ${MANAGED_LABEL}: it may not be used. Pick another in the chat's agent picker.` });
+    const refusal = options.agent ? managedAgentRefusal(configuration, options.agent) : undefined;
+    if (refusal) {
+        throw new QodeAssistError({ category: 'Config', message: `${refusal} Pick another in the chat's agent picker.` });
     }
     const errors = configuration.issues.filter(issue => issue.severity === 'error').length;
     throw new QodeAssistError({
         category: 'Config',
         message: options.agent
             ? `There is no agent named "${options.agent}". Pick another in the chat's agent picker or the QodeAssist settings (qodeassist.chat.agent).`
-            : `No chat agent is available: the chat roster is empty or none of its agents fits this file.${errors ? ` The configuration has ${errors} error(s); fix them first.` : ''} Add an agent to [chat] in .qodeassist/agents/rosters.toml.`
+            : `No chat agent is available: the chat roster is empty or none of its agents fits this file.${errors ? ` The configuration has ${errors} error(s); fix them first.` : ''}${managedRosterNote(configuration, 'chat')} Add an agent to [chat] in .qodeassist/agents/rosters.toml.`
     });
 }
 
@@ -83,4 +85,8 @@ export function checkImageFor(configuration: Configuration, options: { agent?: s
     if (agent && !agent.images) {
         throw new ImagesNotTakenError(agent.name, agentChoices(configuration, 'chat').filter(choice => choice.images).map(choice => choice.name), name);
     }
+}
+
+function withProjectOrigin(origin: ReturnType<typeof agentProjectOrigin>): Pick<AgentChoice, 'projectOrigin'> {
+    return origin ? { projectOrigin: origin } : {};
 }

@@ -18,6 +18,9 @@ import { ChatLibrary, defaultChatStore } from './chat-library';
 import { ChatPickers } from './chat-pickers';
 import { ChatViewer, OpenChat } from './open-chat';
 import { AgentTurnContext, isExternalAgent, sendToAgent, setAgentMode } from './agent-turn';
+import { WorkspaceCheckpoints } from '../../checkpoints/chat-checkpoints';
+import { ChatRewind } from '../../checkpoints/chat-rewind';
+import { mayChangeWorkspace, TurnCheckpoints } from '../../checkpoints/turn-checkpoints';
 
 export interface ChatFeatureOptions {
     runtime: QodeAssistRuntime;
@@ -28,6 +31,8 @@ export interface ChatFeatureOptions {
     storeFor?(storage: ChatStorage): ChatStore;
     /** The chats open in this process, shared by every window's feature; default: this feature's own. */
     owners?: ChatOwners;
+    /** Where the workspace is kept before each turn that may change it ("Restore to here", the review); absent: no checkpoints (the bench). */
+    checkpoints?: WorkspaceCheckpoints;
 }
 
 /**
@@ -49,6 +54,9 @@ export class ChatFeature {
     readonly pickers: ChatPickers;
     private readonly turns: ChatTurnContext;
     private readonly agentTurns: AgentTurnContext;
+    /** "Restore to here", "Undo restore" and the review of what the chat changed; undefined without checkpoints. */
+    readonly rewind: ChatRewind | undefined;
+    private readonly turnCheckpoints: TurnCheckpoints | undefined;
     /** The summaries this window is making: Stop (cancelSummary), closing the chat or the window stops them. */
     private readonly summaries = new SummaryRuns();
     /** This window as the chats it shows know it. */
@@ -85,7 +93,17 @@ export class ChatFeature {
             runtime: options.runtime, configurations: options.configurations, host: () => this.host,
             listener: (chat, agent) => events => forwardSessionEvents(chat, this.owners, agent, events)
         };
-        this.agentTurns = { configurations: options.configurations, owners: this.owners, logger: options.runtime.logger };
+        this.agentTurns = {
+            configurations: options.configurations, owners: this.owners, logger: options.runtime.logger,
+            turnEnded: (chat, requestId) => void this.afterAgentTurn(chat, requestId)
+        };
+        const checkpoints = options.checkpoints;
+        this.turnCheckpoints = checkpoints && new TurnCheckpoints(checkpoints, { notice: (chatId, message) => this.host?.onNotice(chatId, message), logger: options.runtime.logger });
+        this.rewind = checkpoints && new ChatRewind(checkpoints, {
+            busy: chatId => !!this.chats.get(chatId)?.live || !!this.chats.get(chatId)?.session?.busy,
+            cutBefore: (chatId, turn) => this.cutBefore(chatId, turn),
+            bringBack: (chatId, branchId) => this.switchBranch(chatId, branchId)
+        });
     }
 
     setHost(host: ChatHost | undefined): void {
@@ -188,12 +206,15 @@ export class ChatFeature {
                     }
                 }
                 if (isExternalAgent(options.agent)) {
+                    // An external agent writes the disk itself: every turn of it may change the workspace.
+                    await this.turnCheckpoints?.before(chat, options.workspacePath, true);
                     const requestId = await sendToAgent(this.agentTurns, chat, sent, options, this.window(chat));
                     this.recordChoice(chat, options);
                     return requestId;
                 }
                 this.closeAgentLink(chat);
                 const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
+                await this.turnCheckpoints?.before(chat, options.workspacePath, mayChangeWorkspace(policy));
                 const blocks = turnBlocks(chat, sent, skills);
                 this.stillShown(chat);
                 chat.announce = { turnId: input.turnId };
@@ -224,6 +245,7 @@ export class ChatFeature {
                 }
                 this.closeAgentLink(chat);
                 const { session, policy, skills } = await prepareTurn(this.turns, chat, options);
+                await this.turnCheckpoints?.before(chat, options.workspacePath, mayChangeWorkspace(policy), true);
                 const last = lastQuestion(session.history);
                 this.stillShown(chat);
                 chat.sender = this.viewer;
@@ -481,6 +503,30 @@ export class ChatFeature {
         await chat.saving;
     }
 
+    /** "Restore to here" with the chat: it goes back to before its `turn`-th question, what goes kept as a version (its id returned, for "Undo restore"). */
+    private async cutBefore(chatId: string, turn: number): Promise<string | undefined> {
+        let branchId: string | undefined;
+        await this.idleRewrite(chatId, chat => {
+            const at = indexOfTurn(chat.history, turn);
+            if (at === undefined) {
+                throw new QodeAssistError({ category: 'Validation', message: `The chat has no message ${turn + 1} to restore to; it changed meanwhile. Reload the chat.` });
+            }
+            const earlier = new Set((chat.record.branches ?? []).map(branch => branch.id));
+            const next = branchOff(branching(chat), at, 'reset');
+            branchId = next.branches.find(branch => !earlier.has(branch.id))?.id;
+            return next;
+        });
+        return branchId;
+    }
+
+    /** An external agent's turn ended: the checkpoint after it, and what it changed on disk told to every window showing the chat. */
+    private async afterAgentTurn(chat: OpenChat, requestId: string): Promise<void> {
+        const changes = await this.turnCheckpoints?.after(chat, requestId);
+        if (changes) {
+            this.owners.broadcast(chat, [changes]);
+        }
+    }
+
     /** A turn that never went ends for its sender only: a request of its own, started and ended at once (its turn named, so the view ends that turn). */
     private endedUnsent(chatId: string, turnId: string | undefined, end: (requestId: string) => ChatEvent): string {
         const requestId = randomUUID();
@@ -492,6 +538,7 @@ export class ChatFeature {
     private async retryWithAgent(chat: OpenChat, options: ChatTurnOptions): Promise<string> {
         const last = lastQuestion(chat.history);
         this.stillShown(chat);
+        await this.turnCheckpoints?.before(chat, options.workspacePath, true, true);
         chat.sender = this.viewer;
         this.rewrite(chat, branchOff(branching(chat), last + 1, 'regenerate'));
         const requestId = await sendToAgent(this.agentTurns, chat, { text: '', attachments: [] }, options, this.window(chat), chat.history[last]);

@@ -14,6 +14,7 @@ import { ErrorInfo, QodeAssistError } from '../../wire/error-info';
 import { chatAgentFor } from './chat-agents';
 import { chatEnvironment } from './chat-environment';
 import { applyRulesFiles, relevantFiles } from './chat-rules';
+import { lastPlan, PLAN_MODE_LAYER, PLAN_MODE_TEXT, PLAN_PIN, planPin, ReadOnlyTools } from './plan-mode';
 import { ChatEvent, ChatHost, ChatInput, ChatTurnOptions, editIdOf } from './chat-types';
 import { ChatOwners } from './chat-owners';
 import { OpenChat } from './open-chat';
@@ -92,7 +93,28 @@ export async function prepareTurn(context: ChatTurnContext, chat: OpenChat, opti
         const relevant = relevantFiles(options.workspacePath, options.file, options.linked ?? [], session.history);
         applyRulesFiles(session, chat.rulesLayers, projectTrusted ? options.workspacePath : undefined, relevant, options.rules, options.tools?.useGitignore ?? true);
     }
-    return { session, policy: tools ? { tools: tools.definitions(), executor: tools } : {}, skills };
+    return { session, policy: applyMode(chat, session, options, tools), skills };
+}
+
+/**
+ * Plan mode offers read-class tools only and asks for a plan; the first Act after it pins that plan
+ * (or the user's edit of it), with the todo checklist as it stands at each send, until the next plan.
+ */
+function applyMode(chat: OpenChat, session: Session, options: ChatTurnOptions, tools: ToolKitExecutor | undefined): ToolPolicy {
+    if (options.mode === 'plan') {
+        session.setLayer(PLAN_MODE_LAYER, PLAN_MODE_TEXT);
+        session.unpinContext(PLAN_PIN);
+        chat.planning = true;
+        const readOnly = tools && new ReadOnlyTools(tools);
+        return readOnly ? { tools: readOnly.definitions(), executor: readOnly } : {};
+    }
+    session.removeLayer(PLAN_MODE_LAYER);
+    if (chat.planning || options.plan !== undefined) {
+        chat.planning = false;
+        const plan = options.plan ?? lastPlan(session.history);
+        session.pinContext(PLAN_PIN, planPin(plan, () => session.history));
+    }
+    return tools ? { tools: tools.definitions(), executor: tools } : {};
 }
 
 /** The user's blocks: attachments (checked to be this chat's own copies), then a skill invocation (with the turn's skills) or the text. */

@@ -5,8 +5,11 @@ import { AcpPermissionAnswer, AcpPermissionRequest } from '../../acp/acp-host';
 import { ContentRef, HistoryMessage } from '../../context/conversation-history';
 import { SessionEvent } from '../../session/session-events';
 import { ChatBranch, StoredChat, StoredFileEdit } from '../../session/chat-store';
-import { SkillSettings, ToolHost, ToolSettings } from '../../runtime/tool-kit';
+import { ChatMode } from './plan-mode';
 import { RulesSettings } from './rules-files';
+import { SkillSettings, ToolHost, ToolSettings } from '../../runtime/tool-kit';
+import type { ProjectOrigin } from '../../config/project-trust';
+import type { WorkspaceChangesEvent } from '../../checkpoints/turn-checkpoints';
 
 /** A session event as the chat forwards it: the result of a file edit names the key the chat keeps that edit under. */
 export type ChatSessionEvent = SessionEvent & {
@@ -58,8 +61,8 @@ export type AgentChatEvent =
     | AcpToolCallEvent | AcpPlanEvent | AcpCommandsEvent | AcpModeEvent | AcpContentEvent | AcpUsageEvent | AcpNoticeEvent
     | (AcpFileWriteEvent & { editId: string });
 
-/** What a window showing a chat hears: the session's events of every request in it, whichever window sent it, and the chat's own. */
-export type ChatEvent = ChatSessionEvent | AgentChatEvent | UserMessageEvent | QueuedEvent | HistoryEvent | MovedEvent;
+/** What a window showing a chat hears: the session's events of every request in it, whichever window sent it, and the chat's own (an external agent's changes on disk, after its turn). */
+export type ChatEvent = ChatSessionEvent | AgentChatEvent | UserMessageEvent | QueuedEvent | HistoryEvent | MovedEvent | WorkspaceChangesEvent;
 
 /**
  * The key a chat keeps a file edit under: the tool call's id, numbered from the second
@@ -97,6 +100,10 @@ export interface ChatTurnOptions {
     skills?: SkillSettings;
     /** Which kinds of the repository's rules files (AGENTS.md, CLAUDE.md, …) are read in a trusted workspace; absent: all. */
     rules?: RulesSettings;
+    /** Plan: read-class tools only, the agent asked for a plan. Act (absent): the agent's tools, a plan made before pinned. */
+    mode?: ChatMode;
+    /** The plan as the user edited it, pinned instead of the plan-mode answer when switching to Act. */
+    plan?: string;
 }
 
 /** Where chats are kept: the workspace's `.qodeassist/chats` or the user's `~/.qodeassist/chats`. */
@@ -142,6 +149,8 @@ export interface AgentChoice {
     inRoster: boolean;
     /** Takes images: its request template carries image blocks and its file does not say `images = false`. */
     images: boolean;
+    /** Set when this project's files decide where it sends or what it runs: its tooltip says "from this project". */
+    projectOrigin?: ProjectOrigin;
 }
 
 export interface RoleChoice {

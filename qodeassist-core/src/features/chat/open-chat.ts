@@ -58,6 +58,8 @@ export class OpenChat {
     readonly linked = new Set<string>();
     /** The rules-file layers the last send put into the session (replaced at the next). */
     readonly rulesLayers = new Set<string>();
+    /** The last send was in plan mode: the next Act pins the plan it ended with. */
+    planning = false;
     /** The chat's tools per window asking (its questions go there), created for the workspace and settings; each remembers "allow for this chat". */
     readonly tools = new Map<ChatHost | undefined, { key: string; executor: ToolKitExecutor }>();
     /** Saves run one after another, newest last. */

@@ -1,5 +1,5 @@
 import { ResolvedAgent } from '../../agents/agent-factory';
-import { pickAgent } from '../../agents/agent-router';
+import { managedAgentRefusal, managedRosterNote, pickAgent } from '../../agents/agent-router';
 import { ConfigurationService } from '../../agents/configuration-service';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { SessionEvent } from '../../session/session-events';
@@ -33,13 +33,16 @@ function completionAgentFor(configuration: ConfigurationService, request: Comple
     if (named) {
         const agent = configuration.current.agents.get(named);
         if (!agent) {
-            throw new QodeAssistError({ category: 'Config', message: `There is no agent named "${named}".` });
+            throw new QodeAssistError({ category: 'Config', message: managedAgentRefusal(configuration.current, named) ?? `There is no agent named "${named}".` });
         }
         return agent;
     }
     const agent = pickAgent(configuration.current, 'completion', { file: request.relativePath, project: request.project });
     if (!agent) {
-        throw new QodeAssistError({ category: 'Config', message: 'No completion agent is available: the [completion] roster is empty or none of its agents fits this file. Add one to .qodeassist/agents/rosters.toml.' });
+        throw new QodeAssistError({
+            category: 'Config',
+            message: `No completion agent is available: the [completion] roster is empty or none of its agents fits this file.${managedRosterNote(configuration.current, 'completion')} Add one to .qodeassist/agents/rosters.toml.`
+        });
     }
     return agent;
 }

@@ -8,6 +8,7 @@ import { ChatComposer, mediaTypeOf } from './chat-composer';
 import { manifestSummary } from './chat-message-view';
 import { ChatCosts } from './chat-usage';
 import { CostRows, ImageNoticeView } from './chat-usage-view';
+import { projectOriginText } from './agent-origin';
 
 export interface ComposerViewProps {
     composer: ChatComposer;
@@ -115,7 +116,8 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
  */
 function Pickers({ composer }: { composer: ChatComposer }): React.ReactElement {
     const agent = composer.agents.find(candidate => candidate.name === composer.agent);
-    const agentText = composer.agent ? (agent ? `${agent.name} · ${agent.model}` : composer.agent) : nls.localize('qodeassist/chat/rosterAgent', 'Auto (chat roster)');
+    const origin = projectOriginText(agent);
+    const agentText = composer.agent ? (agent ? `${agent.name} · ${agent.model}${origin ? `\n${origin}` : ''}` : composer.agent) : nls.localize('qodeassist/chat/rosterAgent', 'Auto (chat roster)');
     const role = composer.roles.find(candidate => candidate.id === composer.role);
     const roleText = composer.role ? (role?.name ?? composer.role) : nls.localize('qodeassist/chat/noRole', 'No role');
     return <span className='qa-pickers'>
@@ -124,10 +126,11 @@ function Pickers({ composer }: { composer: ChatComposer }): React.ReactElement {
             onFocus={() => void composer.loadChoices()}
             onChange={event => composer.setAgent(event.target.value)}>
             <option value=''>{nls.localize('qodeassist/chat/rosterAgent', 'Auto (chat roster)')}</option>
-            {composer.agents.filter(choice => choice.kind !== 'acp').map(choice => <option key={choice.name} value={choice.name}>{`${choice.name} · ${choice.model}`}</option>)}
+            {composer.agents.filter(choice => choice.kind !== 'acp').map(choice => <option key={choice.name} value={choice.name} title={projectOriginText(choice)}
+                data-project-origin={choice.projectOrigin ? 'yes' : undefined}>{`${choice.name} · ${choice.model}${choice.projectOrigin ? ` (${nls.localize('qodeassist/chat/project', 'project')})` : ''}`}</option>)}
             {composer.agents.some(choice => choice.kind === 'acp') && <optgroup label={nls.localize('qodeassist/chat/externalAgents', 'External agents')}>
                 {composer.agents.filter(choice => choice.kind === 'acp').map(choice => <option key={choice.name} value={choice.name} disabled={choice.unavailable !== undefined}
-                    title={choice.unavailable ?? choice.description}>{`${choice.name.slice(ACP_AGENT_PREFIX.length)}${choice.description ? ` · ${choice.description}` : ''}`}</option>)}
+                    title={[choice.unavailable ?? choice.description, projectOriginText(choice)].filter(Boolean).join('\n')}>{`${choice.name.slice(ACP_AGENT_PREFIX.length)}${choice.description ? ` · ${choice.description}` : ''}`}</option>)}
             </optgroup>}
             {composer.agent && !agent && <option value={composer.agent}>{composer.agent}</option>}
         </select>
@@ -138,6 +141,14 @@ function Pickers({ composer }: { composer: ChatComposer }): React.ReactElement {
             {composer.roles.map(choice => <option key={choice.id} value={choice.id} title={choice.description}>{choice.name}</option>)}
             {composer.role && !role && <option value={composer.role}>{composer.role}</option>}
         </select>
+        {!composer.externalAgent() && <select className='theia-select qa-mode-picker' value={composer.mode} aria-label={nls.localize('qodeassist/chat/modePicker', 'Mode')}
+            title={composer.mode === 'plan'
+                ? nls.localize('qodeassist/chat/planModeTitle', 'Plan: the agent reads and proposes a plan; nothing is changed or run. Switch to Act to carry it out.')
+                : nls.localize('qodeassist/chat/actModeTitle', 'Act: the agent works with its tools (writes and commands ask); a plan made before is pinned.')}
+            onChange={event => composer.setMode(event.target.value === 'plan' ? 'plan' : 'act')}>
+            <option value='act'>{nls.localize('qodeassist/chat/actMode', 'Act')}</option>
+            <option value='plan'>{nls.localize('qodeassist/chat/planMode', 'Plan')}</option>
+        </select>}
     </span>;
 }
 

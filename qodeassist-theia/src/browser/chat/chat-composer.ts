@@ -6,6 +6,7 @@ import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
 import { FileDialogService } from '@theia/filesystem/lib/browser/file-dialog/file-dialog-service';
 import { FileService } from '@theia/filesystem/lib/browser/file-service';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
+import type { ChatMode } from '@qodeassist/core';
 import {
     ACP_AGENT_PREFIX, AgentChoice, AgentSessionState, ATTACHMENT_LIMITS, ChatEvent, ChatSendOptions, OpenedChat, QodeAssistChatService, RoleChoice, SkillChoice
 } from '../../common/chat-protocol';
@@ -80,6 +81,7 @@ export class ChatComposer implements ChatComposerPort {
     syncOpenEditors = false;
     agent = '';
     role = '';
+    mode: ChatMode = 'act';
     agents: AgentChoice[] = [];
     roles: RoleChoice[] = [];
     protected skillChoices: SkillChoice[] = [];
@@ -155,7 +157,8 @@ export class ChatComposer implements ChatComposerPort {
             linked: this.linkedPaths(),
             tools: toolSettingsOf(this.preferences),
             skills: skillSettingsOf(this.preferences),
-            rules: rulesSettingsOf(this.preferences)
+            rules: rulesSettingsOf(this.preferences),
+            mode: this.mode
         };
     }
 
@@ -411,6 +414,13 @@ export class ChatComposer implements ChatComposerPort {
         if (held.length > 0) {
             void this.addAttachments(held.map(image => ({ ...image, bytes: async () => image.bytes })));
         }
+    }
+
+    /** Plan (read-only tools, a plan asked for) or Act; the mode stays until the user switches it. */
+    setMode(mode: ChatMode): void {
+        this.mode = mode;
+        this.scheduleEstimate();
+        this.update();
     }
 
     setRole(role: string): void {

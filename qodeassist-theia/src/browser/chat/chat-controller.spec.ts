@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { HistoryMessage } from '@qodeassist/core';
 import {
     AcpPermissionAnswer, AcpPermissionRequest, AgentChoice, CHAT_NOT_OPEN_MARK, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, ContentRef, ContextManifest, OpenedChat, PermissionAnswer, PermissionRequest,
-    QodeAssistChatService, RoleChoice, SkillChoice, StoredChat
+    QodeAssistChatService, RoleChoice, SkillChoice, StoredChat, ChatChanges, RestoreMode, RestoreOutcome, RestorePreview, RestoreToResult
 } from '../../common/chat-protocol';
 import { ChatComposerPort, ChatController, ChatControllerHost, ChatEventSource, OutgoingAttachment } from './chat-controller';
 import { BACKEND_AWAY_PROBLEM, BackendStatus } from './chat-reconnect';
@@ -106,6 +106,29 @@ class FakeChatService implements QodeAssistChatService {
     }
     editAndSend(chatId: string, turn: number, input: ChatInput, options: ChatSendOptions): Promise<string> {
         return this.record('editAndSend', [chatId, turn, input, options], () => 'request-3');
+    }
+    /** The turns with a checkpoint, and what restoring and reviewing answer. */
+    checkpoints: number[] = [];
+    checkpointTurns(chatId: string, workspacePath: string): Promise<number[]> {
+        return this.record('checkpointTurns', [chatId, workspacePath], () => this.checkpoints);
+    }
+    previewRestore(chatId: string, workspacePath: string, turn: number): Promise<RestorePreview> {
+        return this.record('previewRestore', [chatId, workspacePath, turn], () => ({ turn, files: [], leftOut: { ignored: [], oversized: [], nestedRepositories: [] } }));
+    }
+    restoreCheckpoint(chatId: string, workspacePath: string, turn: number, mode: RestoreMode): Promise<RestoreToResult> {
+        return this.record('restoreCheckpoint', [chatId, workspacePath, turn, mode], () => ({ turn, mode, restoreId: 'restore-1', changed: [], skipped: [] }));
+    }
+    undoRestore(chatId: string, workspacePath: string, restore: { restoreId?: string; branchId?: string }): Promise<RestoreOutcome> {
+        return this.record('undoRestore', [chatId, workspacePath, restore], () => ({ changed: [], skipped: [] }));
+    }
+    reviewChanges(chatId: string, workspacePath: string, fromTurn: number | null, toTurn: number | null): Promise<ChatChanges> {
+        return this.record('reviewChanges', [chatId, workspacePath, fromTurn, toTurn], () => ({ files: [] }));
+    }
+    keepChange(chatId: string, workspacePath: string, path: string): Promise<void> {
+        return this.record('keepChange', [chatId, workspacePath, path], () => undefined);
+    }
+    revertChange(chatId: string, workspacePath: string, turn: number, path: string): Promise<RestoreToResult> {
+        return this.record('revertChange', [chatId, workspacePath, turn, path], () => ({ turn, mode: 'files', changed: [], skipped: [] }));
     }
     resetTo(chatId: string, position: { turn: number; part: 'question' | 'answer' }): Promise<void> {
         return this.record('resetTo', [chatId, position], () => undefined);

@@ -17,6 +17,8 @@ export interface VersionActions {
     resetTo(message: ChatMessage): void;
     /** Bring back a replaced version. */
     switchVersion(branchId: string): void;
+    /** "Restore to here": the workspace's files and/or the chat as they were before this question (asked first). */
+    restoreTo(message: ChatMessage): void;
 }
 
 interface ToolbarProps {
@@ -28,6 +30,8 @@ interface ToolbarProps {
     versions: readonly ChatBranchView[];
     actions: VersionActions;
     onEdit(): void;
+    /** A checkpoint of the workspace was kept before this question: it offers "Restore to here". */
+    restorable?: boolean;
 }
 
 function IconButton({ icon, label, action, onClick }: { icon: string; label: string; action: string; onClick(): void }): React.ReactElement {
@@ -37,7 +41,7 @@ function IconButton({ icon, label, action, onClick }: { icon: string; label: str
 }
 
 /** A finished message's own actions, in its header: shown on hover and on keyboard focus. */
-export function MessageToolbar({ message, recorded, last, versions, actions, onEdit }: ToolbarProps): React.ReactElement | null {
+export function MessageToolbar({ message, recorded, last, versions, actions, onEdit, restorable }: ToolbarProps): React.ReactElement | null {
     if (message.status === 'streaming') {
         return null;
     }
@@ -48,6 +52,8 @@ export function MessageToolbar({ message, recorded, last, versions, actions, onE
         {question && recorded && <IconButton icon='edit' action='edit-message' label={nls.localize('qodeassist/chat/editMessage', 'Edit and resend')} onClick={onEdit} />}
         {!question && recorded && last && message.status === 'done'
             && <IconButton icon='refresh' action='regenerate' label={nls.localize('qodeassist/chat/regenerate', 'Regenerate answer')} onClick={() => actions.regenerate(message)} />}
+        {question && recorded && restorable && <IconButton icon='history' action='restore-to' label={nls.localize('qodeassist/checkpoints/restoreTo', 'Restore to here (files, chat or both)')}
+            onClick={() => actions.restoreTo(message)} />}
         {recorded && !last && <IconButton icon='discard' action='reset-to' label={nls.localize('qodeassist/chat/resetTo', 'Reset the chat to this message')}
             onClick={() => actions.resetTo(message)} />}
     </span>;

@@ -9,6 +9,7 @@ import { DiffView, PermissionPrompt } from '../shared/permission-prompt';
 import { AgentCallView, AgentPermissionPrompt, PlanView } from './agent-activity-view';
 import { MarkdownStream } from './chat-markdown';
 import { MessageToolbar, QuestionEditor, VersionActions } from './chat-message-actions';
+import { DiskChangesView } from './chat-rewind-view';
 import { ChatMessage, MessagePart, partText, ToolActivity, toolsOf } from './chat-transcript';
 import { requestLines, usageLine } from './chat-usage';
 
@@ -20,6 +21,8 @@ export interface MessageActions extends VersionActions {
     /** An action offered with a failed or interrupted answer (`retry` asks for that answer again). */
     runErrorAction(action: ChatErrorAction, message: ChatMessage): void;
     openChat(chatId: string): void;
+    /** Puts a file an external agent changed on disk during this answer's turn back as it was before the turn. */
+    revertDiskChange(message: ChatMessage, path: string): void;
 }
 
 interface MessageViewProps {
@@ -34,10 +37,12 @@ interface MessageViewProps {
     recorded: boolean;
     /** The kept versions of this message (replaced by an edit or a regeneration). */
     versions: readonly ChatBranchView[];
+    /** A question with a checkpoint of the workspace before it: "Restore to here". */
+    restorable?: boolean;
 }
 
 /** One message; re-rendered only when its revision or its permission prompts change. */
-export const MessageView = React.memo(function MessageView({ message, permissions, last, actions, recorded, versions }: MessageViewProps): React.ReactElement {
+export const MessageView = React.memo(function MessageView({ message, permissions, last, actions, recorded, versions, restorable }: MessageViewProps): React.ReactElement {
     const [editing, setEditing] = React.useState(false);
     const edits = toolsOf(message).filter(tool => tool.edit);
     const undoable = edits.filter(tool => tool.edit!.state === 'applied');
@@ -48,7 +53,7 @@ export const MessageView = React.memo(function MessageView({ message, permission
             <span>{message.role === 'user' ? nls.localize('qodeassist/chat/you', 'You') : 'QodeAssist'}</span>
             {message.agent && <span className='qa-message-agent' title={message.model}>{message.agent}</span>}
             {message.status === 'streaming' && !message.stalled && <i className={`${codicon('loading')} theia-animation-spin qa-spinner`} />}
-            {!editing && <MessageToolbar message={message} recorded={recorded} last={last} versions={versions} actions={actions} onEdit={() => setEditing(true)} />}
+            {!editing && <MessageToolbar message={message} recorded={recorded} last={last} versions={versions} actions={actions} onEdit={() => setEditing(true)} restorable={restorable} />}
         </div>
         {message.queued && <div className='qa-message-state' data-state='queued'>
             <i className={codicon('clock')} /> {nls.localize('qodeassist/chat/queued', 'Queued — waits for the answer asked in another window')}
@@ -86,6 +91,7 @@ export const MessageView = React.memo(function MessageView({ message, permission
                 <i className={codicon('check-all')} /> {nls.localize('qodeassist/chat/applyAll', 'Apply all')}
             </button>}
         </div>}
+        {message.diskChanges && <DiskChangesView changes={message.diskChanges} revert={path => actions.revertDiskChange(message, path)} />}
         {message.status === 'cancelled' && <div className='qa-cancelled'>{nls.localize('qodeassist/chat/cancelled', 'Cancelled')}</div>}
         {message.status === 'interrupted' && <div className='qa-interrupted'>
             <span><i className={codicon('debug-disconnect')} /> {nls.localize('qodeassist/chat/interrupted', 'Interrupted — the IDE backend stopped before this answer ended')}</span>
@@ -102,7 +108,7 @@ export const MessageView = React.memo(function MessageView({ message, permission
         </div>}
     </div>;
 }, (previous, next) => previous.message === next.message && previous.revision === next.revision && previous.permissions === next.permissions
-    && previous.last === next.last && previous.recorded === next.recorded && sameVersions(previous.versions, next.versions));
+    && previous.last === next.last && previous.recorded === next.recorded && previous.restorable === next.restorable && sameVersions(previous.versions, next.versions));
 
 function sameVersions(a: readonly ChatBranchView[], b: readonly ChatBranchView[]): boolean {
     return a.length === b.length && a.every((version, index) => version.id === b[index].id);

@@ -1,4 +1,4 @@
-import type { ChatBranchView, ContextManifest, ErrorInfo, FileEditRecord, HistoryMessage, StoredFileEdit } from '@qodeassist/core';
+import type { ChatBranchView, ContextManifest, ErrorInfo, FileChangeView, FileEditRecord, HistoryMessage, StoredFileEdit } from '@qodeassist/core';
 import { ChatEvent, editIdOf } from '../../common/chat-protocol';
 import { AgentPart, agentPartOf, agentWriteActivity, applyAgentCall, applyPlan } from './agent-activity';
 import { requestUsageOf, RequestUsage, sumUsage, UsageSum } from './chat-usage';
@@ -74,6 +74,8 @@ export interface ChatMessage {
     recorded?: boolean;
     /** What an external agent reported of its context window (it reports no per-request token counts). */
     agentContext?: { used: number; size: number; cost?: { amount: number; currency: string } };
+    /** On an external agent's answer: the files it changed on disk during its turn (checkpoint before vs after), and the turn they belong to. */
+    diskChanges?: { turn: number; files: FileChangeView[] };
     /** Goes up with every change, so a view can skip messages that did not change. */
     revision: number;
 }
@@ -204,6 +206,8 @@ export class ChatTranscript {
             case 'Moved':
                 // The controller follows the chat to its new id; nothing shown changes.
                 return false;
+            case 'WorkspaceChanges':
+                return this.diskChanged(event);
         }
         const target = newest(this.items, message => message.role === 'assistant' && message.requestId === event.requestId);
         if (!target || target.status !== 'streaming') {
@@ -214,6 +218,17 @@ export class ChatTranscript {
             target.revision++;
         }
         return changed;
+    }
+
+    /** Told after an external agent's turn ended: its answer shows what it changed on disk. */
+    private diskChanged(event: Extract<ChatEvent, { type: 'WorkspaceChanges' }>): boolean {
+        const answer = newest(this.items, message => message.role === 'assistant' && message.requestId === event.requestId);
+        if (!answer) {
+            return false;
+        }
+        answer.diskChanges = { turn: event.turn, files: event.files };
+        answer.revision++;
+        return true;
     }
 
     /** Takes the messages from `message` on out of the view (an edit resends in their place); `putBack` returns them if it did not go. */

@@ -26,7 +26,9 @@ import { ChatController, ChatViewState } from './chat-controller';
 import { warmUpMarkdown } from './chat-markdown';
 import { MessageActions, MessageView } from './chat-message-view';
 import { ResetVersions } from './chat-message-actions';
-import { copyText, versionsAt } from './chat-versions';
+import { ChatRewindState } from './chat-rewind';
+import { RestoreCard, RestoredBanner, ReviewPanel } from './chat-rewind-view';
+import { copyText, positionOf, versionsAt } from './chat-versions';
 import { ChatMessage, ChatTranscript, textOf } from './chat-transcript';
 import { chatViewId, ChatViewOptions, chatViewTitle, CHAT_VIEW_ID, titleFromFirstMessage } from './chat-view-identity';
 import { SetupCard } from './setup-card';
@@ -76,6 +78,8 @@ interface MessageListProps {
     stick: () => boolean;
     /** The chat's kept versions, and whether a message is in its saved history. */
     transcript: Pick<ChatTranscript, 'branches' | 'isRecorded'>;
+    /** The questions (counted from 0) with a checkpoint of the workspace before them. */
+    restorable: ReadonlySet<number>;
 }
 
 /**
@@ -83,7 +87,7 @@ interface MessageListProps {
  * toolbar and the composer (pickers, chips, buttons) stay as they are, and no React elements are
  * made for them every batch only to be thrown away.
  */
-function MessageList({ messages, changed, permissions, actions, stick, transcript }: MessageListProps): React.ReactElement {
+function MessageList({ messages, changed, permissions, actions, stick, transcript, restorable }: MessageListProps): React.ReactElement {
     React.useSyncExternalStore(changed.subscribe, changed.current);
     let turn = -1;
     return <>
@@ -92,7 +96,8 @@ function MessageList({ messages, changed, permissions, actions, stick, transcrip
             const position = turn < 0 ? undefined : { turn, part: message.role === 'user' ? 'question' as const : 'answer' as const };
             return <MessageView key={message.id} message={message} revision={message.revision}
                 permissions={message.status === 'streaming' ? permissions : NO_PERMISSIONS} last={index === messages.length - 1} actions={actions}
-                recorded={transcript.isRecorded(message)} versions={versionsAt(transcript.branches, position)} />;
+                recorded={transcript.isRecorded(message)} versions={versionsAt(transcript.branches, position)}
+                restorable={message.role === 'user' && position !== undefined && restorable.has(position.turn)} />;
         })}
         <ResetVersions branches={transcript.branches} messages={messages} onPick={actions.switchVersion} />
         <ScrollAnchor stick={stick} />
@@ -132,6 +137,8 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     @inject(BackendConnection) protected readonly backend: BackendConnection;
 
     protected controller: ChatController;
+    /** "Restore to here", "Undo restore" and the review of what the chat changed. */
+    protected rewind: ChatRewindState;
     protected messagesElement: HTMLDivElement | null = null;
     protected stickToBottom = true;
     protected setup: SetupState | undefined;
@@ -173,10 +180,15 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 chatShown: opened => {
                     this.chatTitle = opened.chat?.title;
                     this.showTitle();
+                    this.rewind?.reset();
                 }
             }
         });
         this.composer.connect(this.controller, () => this.update());
+        this.rewind = new ChatRewindState({
+            service: this.chatService, chatId: () => this.controller.currentChatId(), workspacePath: () => this.workspacePath,
+            onEvents: listener => this.chatClient.onDidReceiveSessionEvents(listener), update: () => this.update()
+        });
         this.showTitle();
         this.toDispose.push(this.backend.onDidChange(() => this.update()));
         this.toDispose.push(this.projectTrust.onDidChange(() => {
@@ -187,6 +199,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         this.toDispose.push({
             dispose: () => {
                 clearTimeout(this.streamRenderTimer);
+                this.rewind.dispose();
                 this.composer.dispose();
                 this.controller.dispose();
             }
@@ -338,7 +351,14 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         edit: (message, text) => void this.controller.editAndResend(message, text),
         regenerate: message => void this.controller.retry(message),
         resetTo: message => void this.confirmReset(message),
-        switchVersion: branchId => void this.controller.switchVersion(branchId)
+        switchVersion: branchId => void this.controller.switchVersion(branchId),
+        restoreTo: message => {
+            const position = positionOf(this.controller.transcript.messages, message);
+            if (position) {
+                void this.rewind.ask(position.turn);
+            }
+        },
+        revertDiskChange: (message, path) => void this.rewind.revert(path, message.diskChanges?.turn)
     };
 
     /** Undo and Apply write files like a tool: a configuration or ignore file is asked about every time. */
@@ -396,8 +416,11 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 }} />}
                 {controller.transcript.messages.length === 0 && !this.setup?.needed && this.renderEmptyState()}
                 <MessageList messages={controller.transcript.messages} changed={this.messagesChanged} permissions={controller.permissions} actions={this.actions}
-                    stick={this.isStuckToBottom} transcript={controller.transcript} />
+                    stick={this.isStuckToBottom} transcript={controller.transcript} restorable={this.rewind.turns} />
             </div>
+            <ReviewPanel rewind={this.rewind} />
+            <RestoreCard rewind={this.rewind} />
+            <RestoredBanner rewind={this.rewind} />
             {controller.summarizing && this.renderSummarizing()}
             <ComposerView composer={this.composer} busy={controller.busy} summarizing={controller.summarizing}
                 send={this.sendDraft} stop={this.stop} summarize={this.summarizeNow} setDragging={this.setDragging} />
@@ -421,6 +444,9 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                     onClick={this.summarizeNow}>
                     <i className={codicon('note')} aria-hidden='true' />
                 </button>}
+            <button type='button' className='qa-icon-button' data-action='review-changes' aria-label={nls.localize('qodeassist/checkpoints/reviewName', 'Review changes')}
+                title={nls.localize('qodeassist/checkpoints/reviewTitle', 'Review the files this chat changed, with Keep and Revert')}
+                onClick={() => this.rewind.review ? this.rewind.closeReview() : void this.rewind.openReview()}><i className={codicon('diff')} aria-hidden='true' /></button>
             <button type='button' className='qa-icon-button' data-action='new-chat' aria-label={nls.localize('qodeassist/chat/newChat', 'New chat')}
                 title={nls.localize('qodeassist/chat/newChatTitle', 'New chat (this one stays in the history)')}
                 onClick={() => void this.commands.executeCommand('qodeassist.chat.new')}><i className={codicon('add')} aria-hidden='true' /></button>

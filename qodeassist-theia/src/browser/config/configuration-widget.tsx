@@ -6,7 +6,7 @@ import * as React from '@theia/core/shared/react';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { QodeAssistProjectTrust } from '../trust/project-trust';
 import { ProjectTrustNotice } from '../trust/project-trust-notice';
-import { AcpAgentTest, ConfigOverview, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
+import { AcpAgentTest, ConfigOverview, ConsentDetails, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
 import { McpServerState, McpServerStatus, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistRefactorService, SavedInstruction } from '../../common/refactor-protocol';
 import { QodeAssistPreferences, skillSettingsOf } from '../qodeassist-preferences';
@@ -15,6 +15,7 @@ import { displayPath, displayPathsIn, PathRoot } from './display-path';
 import { ExternalAgentsSection } from './external-agents-section';
 import { ProblemsSection } from './problems-section';
 import { FocusRequest, focusRef, NewProviderForm, ProvidersSection } from './providers-section';
+import { AcpAgentConsentDialog } from '../mcp/mcp-dialogs';
 
 /** Hears the backend say the configuration changed; the view refreshes. */
 @injectable()
@@ -197,6 +198,18 @@ export class ConfigurationWidget extends ReactWidget {
         this.update();
     }
 
+    /** The consent dialog for a project's external agent; the backend records it only if the file's entry is still the one shown. */
+    protected async consentToExternalAgent(consent: ConsentDetails): Promise<void> {
+        if (!await new AcpAgentConsentDialog(consent).open()) {
+            return;
+        }
+        if (!await this.service.grantExternalAgentConsent(this.workspacePath, consent.name, consent.fingerprint)) {
+            this.messages.warn(nls.localize('qodeassist/config/acpConsentStale',
+                'The external agent "{0}" was not allowed: its entry changed since it was shown, or the workspace is not trusted. Review it again.', consent.name));
+        }
+        await this.refresh();
+    }
+
     protected async testExternalAgent(name: string): Promise<void> {
         this.agentTests = { ...this.agentTests, [name]: 'testing' };
         this.update();
@@ -282,7 +295,7 @@ export class ConfigurationWidget extends ReactWidget {
                 clearKey={ref => void this.run(() => this.service.clearKey(ref))} addProvider={() => void this.addProvider()} openFile={file => this.openFile(file)} />
             {this.renderAgents(overview, focus)}
             <ExternalAgentsSection agents={overview.externalAgents ?? []} tests={this.agentTests} roots={this.roots}
-                test={name => void this.testExternalAgent(name)} openFile={file => this.openFile(file)} />
+                test={name => void this.testExternalAgent(name)} openFile={file => this.openFile(file)} consent={consent => void this.consentToExternalAgent(consent)} />
             {this.renderRosters(overview)}
             {this.renderRoles(overview)}
             {this.renderTools(overview)}
@@ -426,6 +439,11 @@ export class ConfigurationWidget extends ReactWidget {
                     <td className='qa-config-body' title={tool.description}>{tool.description}</td>
                 </tr>)}</tbody>
             </table>
+            {overview.sandbox && <div className='qa-config-scope' data-sandbox={overview.sandbox.sandboxed ? 'bubblewrap' : 'none'}>
+                {overview.sandbox.sandboxed
+                    ? nls.localize('qodeassist/config/sandboxed', 'Commands run in a sandbox: {0}.', overview.sandbox.label)
+                    : nls.localize('qodeassist/config/notSandboxed', 'Commands are not sandboxed on this machine. {0}', overview.sandbox.howToEnable ?? '')}
+            </div>}
         </section>;
     }
 

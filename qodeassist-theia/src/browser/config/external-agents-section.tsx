@@ -1,7 +1,7 @@
 import { nls } from '@theia/core';
 import { codicon } from '@theia/core/lib/browser';
 import * as React from '@theia/core/shared/react';
-import { AcpAgentTest, ExternalAgentSummary } from '../../common/config-protocol';
+import { AcpAgentTest, ConsentDetails, ExternalAgentSummary } from '../../common/config-protocol';
 import { displayPath, PathRoot } from './display-path';
 
 export interface ExternalAgentsSectionProps {
@@ -10,6 +10,8 @@ export interface ExternalAgentsSectionProps {
     roots: readonly PathRoot[];
     test(name: string): void;
     openFile(file: string): void;
+    /** Opens the consent dialog of a project's agent waiting for it. */
+    consent(details: ConsentDetails): void;
 }
 
 /** What a Test found: the agent's name, version, protocol and what it takes, or the error with its output. */
@@ -36,7 +38,7 @@ function TestResult({ result }: { result: AcpAgentTest | 'testing' | undefined }
  * installed (and how to install it when not), the command it runs, and a Test that starts it for the
  * initialize handshake only.
  */
-export function ExternalAgentsSection({ agents, tests, roots, test, openFile }: ExternalAgentsSectionProps): React.ReactElement {
+export function ExternalAgentsSection({ agents, tests, roots, test, openFile, consent }: ExternalAgentsSectionProps): React.ReactElement {
     return <section className='qa-config-section' data-section='external-agents' aria-labelledby='qa-config-external-agents'>
         <h2 id='qa-config-external-agents'>{nls.localize('qodeassist/config/externalAgents', 'External agents (ACP)')}</h2>
         <p className='qa-config-note'>{nls.localize('qodeassist/config/externalAgentsNote',
@@ -53,6 +55,10 @@ export function ExternalAgentsSection({ agents, tests, roots, test, openFile }: 
                 <td className='qa-config-cell'><code>{agent.commandLine}</code></td>
                 <td className='qa-config-cell'><a href='#' title={agent.file} onClick={event => { event.preventDefault(); openFile(agent.file); }}>{displayPath(agent.file, roots)}</a></td>
                 <td className='qa-config-cell'>
+                    {agent.consent && <button type='button' className='theia-button' data-action='consent-external-agent' onClick={() => consent(agent.consent!)}
+                        title={nls.localize('qodeassist/config/acpConsentTitle', 'See what {0} runs and the variables it gets, then allow it', agent.name)}>
+                        {nls.localize('qodeassist/config/acpConsent', 'Review and allow…')}
+                    </button>}
                     <button type='button' className='theia-button secondary' data-action='test-external-agent' disabled={!agent.installedAt || tests[agent.name] === 'testing'}
                         title={nls.localize('qodeassist/config/acpTestTitle', 'Start {0} for the initialize handshake only, then stop it', agent.name)} onClick={() => test(agent.name)}>
                         {nls.localize('qodeassist/config/test', 'Test')}

@@ -2,6 +2,7 @@ import type { PermissionAnswer } from '@qodeassist/core';
 import { nls } from '@theia/core';
 import { AbstractDialog, Message } from '@theia/core/lib/browser';
 import { McpConsentDetails, McpToolPrompt } from '../../common/mcp-protocol';
+import type { ConsentDetails } from '../../common/config-protocol';
 
 /*
  * The MCP prompts are built from text nodes only (textContent, never innerHTML, Markdown or
@@ -144,5 +145,35 @@ export class McpServerConsentDialog extends ClickOnlyDialog<boolean> {
             );
         }
         return rows;
+    }
+}
+
+/**
+ * Asks once per project external agent entry (`.qodeassist/acp/*.toml`) before it may start:
+ * the program, its arguments, the folder it runs in and the names of the variables it would
+ * receive from the IDE backend's environment (their values, perhaps keys, are never shown).
+ */
+export class AcpAgentConsentDialog extends ClickOnlyDialog<boolean> {
+    protected allowed = false;
+
+    constructor(readonly details: ConsentDetails) {
+        super({ title: nls.localize('qodeassist/acp/consentTitle', 'Allow the project\'s external agent "{0}" to start?', details.name), maxWidth: 800, wordWrap: 'break-word' });
+        this.node.classList.add('qa-acp-consent');
+        this.node.dataset.agent = details.name;
+        const intro = document.createElement('p');
+        intro.textContent = nls.localize('qodeassist/acp/consentIntro',
+            'This workspace\'s .qodeassist/acp wants to start a program with your rights, and to pass it the variables named below. Allow it only if you know what it is. An edited entry asks again.');
+        this.contentNode.append(intro,
+            field(nls.localize('qodeassist/mcp/consentSource', 'From'), details.source),
+            field(nls.localize('qodeassist/mcp/consentCommand', 'Command'), details.command ?? '', 'qa-acp-command'),
+            field(nls.localize('qodeassist/mcp/consentArgs', 'Arguments'), (details.args ?? []).length ? `${JSON.stringify(details.args, undefined, 2)}\n` : '(none)', 'qa-acp-args'),
+            field(nls.localize('qodeassist/mcp/consentCwd', 'Working folder'), details.cwd ?? '', 'qa-acp-cwd'),
+            field(nls.localize('qodeassist/acp/consentEnv', 'Variables it receives (names only)'), (details.envNames ?? []).join(', ') || '(none)', 'qa-acp-env'));
+        this.focusTarget = this.answerButton(nls.localize('qodeassist/mcp/consentDeny', 'Don\'t allow'), false, () => { this.allowed = false; });
+        this.answerButton(nls.localize('qodeassist/mcp/consentAllow', 'Allow'), true, () => { this.allowed = true; });
+    }
+
+    get value(): boolean {
+        return this.allowed;
     }
 }

@@ -3,9 +3,20 @@ import { nls } from '@theia/core';
 import * as React from '@theia/core/shared/react';
 import { ProjectTrustState } from '../../common/config-protocol';
 
-/** "project configuration not loaded: workspace not trusted", what was skipped, and the one click that restores it. */
+/**
+ * "project configuration not loaded: workspace not trusted", what was skipped, and the one click
+ * that restores it; in a trusted workspace, what the project's files replace of the user's.
+ */
 export function ProjectTrustNotice(props: { state: ProjectTrustState | undefined; trust: () => void }): React.ReactElement | null {
     const { state } = props;
+    if (state?.trusted && state.overrides?.length) {
+        // Its own class: the "not trusted" notice (.qa-trust-notice) is gone once the workspace is trusted.
+        return <div className='qa-notice qa-project-overrides' role='status' data-trust='overrides'>
+            <i className={codicon('shield')} />
+            <span>{nls.localize('qodeassist/trust/overrides', 'This project\'s configuration replaces yours:')}
+                <ul className='qa-trust-overrides'>{state.overrides.map(override => <li key={override}>{override}</li>)}</ul></span>
+        </div>;
+    }
     if (!state || state.trusted || state.skipped.length === 0) {
         return null;
     }

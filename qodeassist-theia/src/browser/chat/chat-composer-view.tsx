@@ -4,6 +4,7 @@ import { codicon } from '@theia/core/lib/browser';
 import URI from '@theia/core/lib/common/uri';
 import * as React from '@theia/core/shared/react';
 import { ACP_AGENT_PREFIX } from '../../common/chat-protocol';
+import { PlanEditor } from './chat-plan-editor';
 import { ChatComposer, mediaTypeOf } from './chat-composer';
 import { manifestSummary } from './chat-message-view';
 import { ChatCosts } from './chat-usage';
@@ -20,6 +21,10 @@ export interface ComposerViewProps {
     summarize(): void;
     /** Files are dragged over the chat (the whole view shows it). */
     setDragging(dragging: boolean): void;
+    /** The plan the conversation holds now (the last answer and its todo checklist), to edit before Act. */
+    planText(): string;
+    /** Sends the message that starts Act. */
+    sendAct(): void;
 }
 
 function formatTokens(tokens: number): string {
@@ -59,6 +64,8 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
                 {item.detail && <span className='qa-suggestion-detail'>{item.detail}</span>}
             </div>)}
         </div>}
+        {composer.planDraft !== undefined && <PlanEditor draft={composer.planDraft} change={draft => composer.editPlan(draft)}
+            act={plan => { composer.actOn(plan); props.sendAct(); }} cancel={() => composer.editPlan(undefined)} />}
         <textarea
             className='theia-input qa-input'
             ref={element => { composer.inputElement = element; }}
@@ -90,6 +97,11 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
                 {nls.localize('qodeassist/chat/syncEditors', 'Open editors')}
             </label>
             <Pickers composer={composer} />
+            {composer.mode === 'plan' && !composer.externalAgent() && <button type='button' className='theia-button secondary qa-plan-open' data-action='edit-plan' disabled={busy}
+                title={nls.localize('qodeassist/chat/editPlanTitle', 'See and edit the plan as a checklist, then Act on it')}
+                onClick={() => composer.editPlan(props.planText())}>
+                <i className={codicon('checklist')} aria-hidden='true' /> {nls.localize('qodeassist/chat/editPlan', 'Plan…')}
+            </button>}
             <AgentModes composer={composer} />
             <span className='qa-flex' />
             {composer.externalAgent()

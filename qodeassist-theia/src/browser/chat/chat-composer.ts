@@ -82,6 +82,11 @@ export class ChatComposer implements ChatComposerPort {
     agent = '';
     role = '';
     mode: ChatMode = 'act';
+    /** The plan being edited before Act (shown as the plan editor), or undefined. */
+    planDraft: string | undefined;
+    /** The edited plan the next send pins in place of the plan-mode answer; moved to `planSent` by `take`. */
+    protected plan: string | undefined;
+    protected planSent: string | undefined;
     agents: AgentChoice[] = [];
     roles: RoleChoice[] = [];
     protected skillChoices: SkillChoice[] = [];
@@ -158,7 +163,8 @@ export class ChatComposer implements ChatComposerPort {
             tools: toolSettingsOf(this.preferences),
             skills: skillSettingsOf(this.preferences),
             rules: rulesSettingsOf(this.preferences),
-            mode: this.mode
+            mode: this.mode,
+            ...(this.planSent ?? this.plan) !== undefined ? { plan: this.planSent ?? this.plan } : {}
         };
     }
 
@@ -200,6 +206,8 @@ export class ChatComposer implements ChatComposerPort {
         const mentioned = await this.attachMentions(text);
         const attachments = [...this.attachments, ...mentioned];
         this.taken = this.attachments;
+        this.planSent = this.plan;
+        this.plan = undefined;
         this.setDraft('');
         this.attachments = [];
         this.imageNotice = this.imageNotice?.held.length ? { ...this.imageNotice, attached: [] } : undefined;
@@ -212,6 +220,7 @@ export class ChatComposer implements ChatComposerPort {
         this.setDraft(typed && typed !== text ? `${text}\n\n${typed}` : text);
         this.attachments = [...this.taken, ...this.attachments];
         this.taken = [];
+        this.plan ??= this.planSent;
         this.scheduleEstimate();
         this.update();
     }
@@ -421,6 +430,19 @@ export class ChatComposer implements ChatComposerPort {
         this.mode = mode;
         this.scheduleEstimate();
         this.update();
+    }
+
+    /** Opens the plan editor with the plan as it stands, or closes it (undefined). */
+    editPlan(draft: string | undefined): void {
+        this.planDraft = draft;
+        this.update();
+    }
+
+    /** Act on the edited plan: the mode turns to Act and the next send pins this text as the plan. */
+    actOn(plan: string): void {
+        this.plan = plan;
+        this.planDraft = undefined;
+        this.setMode('act');
     }
 
     setRole(role: string): void {

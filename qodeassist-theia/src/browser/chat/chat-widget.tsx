@@ -30,6 +30,7 @@ import { ChatRewindState } from './chat-rewind';
 import { RestoreCard, RestoredBanner, ReviewPanel } from './chat-rewind-view';
 import { copyText, positionOf, versionsAt } from './chat-versions';
 import { ChatMessage, ChatTranscript, textOf } from './chat-transcript';
+import { planOf } from './chat-plan';
 import { chatViewId, ChatViewOptions, chatViewTitle, CHAT_VIEW_ID, titleFromFirstMessage } from './chat-view-identity';
 import { SetupCard } from './setup-card';
 
@@ -423,7 +424,8 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             <RestoredBanner rewind={this.rewind} />
             {controller.summarizing && this.renderSummarizing()}
             <ComposerView composer={this.composer} busy={controller.busy} summarizing={controller.summarizing}
-                send={this.sendDraft} stop={this.stop} summarize={this.summarizeNow} setDragging={this.setDragging} />
+                send={this.sendDraft} stop={this.stop} summarize={this.summarizeNow} setDragging={this.setDragging}
+                planText={() => planOf(this.controller.transcript.messages)} sendAct={this.sendAct} />
         </div>;
     }
 
@@ -508,6 +510,11 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     /** The controller sends nothing while an answer streams, and says why when the backend is away. */
     protected readonly sendDraft = (): void => {
         void this.controller.send(this.composer.text());
+    };
+
+    /** Act on the edited plan: what the user typed goes with it, else a plain go-ahead. */
+    protected readonly sendAct = (): void => {
+        void this.controller.send(this.composer.text().trim() || nls.localize('qodeassist/chat/actMessage', 'Carry out the plan.'));
     };
 
     protected readonly stop = (): void => void this.controller.stop();

@@ -153,6 +153,30 @@ describe('sandbox (attacks)', function () {
                 assert.match(results[5], /readable system file/);
             });
 
+            it('a command cannot change git\'s config and hooks or the configuration folders in the workspace; the rest of the workspace stays writable', async () => {
+                const protectedFiles: Record<string, string> = {
+                    '.git/config': '[core]\n\trepositoryformatversion = 0\n', '.git/hooks/README': 'hooks\n', '.vscode/settings.json': '{}\n',
+                    '.qodeassist/agents/mine.toml': 'schema_version = 1\n', '.claude/settings.json': '{}\n', '.gitignore': 'node_modules\n'
+                };
+                for (const [path, text] of Object.entries(protectedFiles)) {
+                    mkdirSync(join(workspace, path, '..'), { recursive: true });
+                    writeFileSync(join(workspace, path), text);
+                }
+                const results = await throughBackend(SANDBOXED, [
+                    'sh -c "echo fsmonitor=pwned >> .git/config"', 'sh -c "echo evil > .git/hooks/pre-commit"',
+                    'sh -c "echo pwned > .vscode/settings.json"', 'sh -c "echo pwned > .qodeassist/agents/evil.toml"',
+                    'sh -c "echo pwned > .claude/settings.json"', 'sh -c "echo pwned >> .gitignore"', 'sh -c "echo fine > src-file.txt"'
+                ]);
+                results.slice(0, 6).forEach((result, index) => assert.match(result, /Read-only file system/, `command ${index}: ${result}`));
+                for (const [path, text] of Object.entries(protectedFiles)) {
+                    assert.equal(readFileSync(join(workspace, path), 'utf8'), text, `${path} was changed`);
+                }
+                assert.equal(existsSync(join(workspace, '.git', 'hooks', 'pre-commit')), false);
+                assert.equal(existsSync(join(workspace, '.qodeassist', 'agents', 'evil.toml')), false);
+                assert.equal(readFileSync(join(workspace, 'src-file.txt'), 'utf8'), 'fine\n');
+                rmSync(join(workspace, '.git'), { recursive: true, force: true });
+            });
+
             it('writes outside the workspace fail and leave nothing; writes inside it work', async () => {
                 const [outsideTouch, insideTouch] = await throughBackend(SANDBOXED, ['sh -c "touch $HOME/outside-marker"', 'touch inside-marker']);
                 assert.match(outsideTouch, /Read-only file system/);
@@ -191,6 +215,8 @@ describe('sandbox (attacks)', function () {
                     const running = tool.run({ command: `sh grandchildren.sh ${token} wait` }, context(controller.signal));
                     // A loaded machine starts node slowly: wait for both before cancelling.
                     await until(() => pidsWith(`70.${token}`).length + pidsWith(`60.${token}`).length, count => count === 2, 20_000);
+                    // Let the test's own watcher (every 20 ms) see both before they end.
+                    await new Promise(resolve => setTimeout(resolve, 100));
                     controller.abort();
                     await assert.rejects(running, CancelledError);
                 }]

@@ -148,6 +148,7 @@ export abstract class ExpressionEvaluator {
                 const left = toText(this.evaluate(node.left as AstNode, scope, run), this.budget);
                 const right = toText(this.evaluate(node.right as AstNode, scope, run), this.budget);
                 this.budget.text(left.length + right.length, 'the joined text (~)');
+                this.budget.work(left.length + right.length);
                 return left + right;
             }
             case 'Add':
@@ -254,7 +255,11 @@ export abstract class ExpressionEvaluator {
             throw new TemplateSandboxError(`the filter "${name}" takes its arguments in order, not by name`, `write | ${name}(a, b)`, line(node));
         }
         const [value, ...rest] = args;
-        return filter(this.budget, value, ...rest);
+        // Before and after: a filter over a long text costs its length, read and written.
+        this.budget.work(typeof value === 'string' ? value.length : 0);
+        const result = filter(this.budget, value, ...rest);
+        this.budget.work(typeof result === 'string' ? result.length : 0);
+        return result;
     }
 
     /** Calls only what templates may call: macros, call blocks, registered globals and SAFE_METHODS of data. */

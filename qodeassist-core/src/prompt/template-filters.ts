@@ -41,6 +41,9 @@ function spaces(count: number, budget: RenderBudget): string {
     return ' '.repeat(whole);
 }
 
+/** What one match of replace costs, in characters of MAX_TEXT_WORK. */
+const WORK_PER_MATCH = 32;
+
 function replace(budget: RenderBudget, value: unknown, old: unknown, replacement: unknown, maxCount: unknown): unknown {
     const source = typeof value === 'number' ? String(value) : value;
     const pattern = typeof old === 'number' ? String(old) : old;
@@ -53,15 +56,27 @@ function replace(budget: RenderBudget, value: unknown, old: unknown, replacement
         budget.text(source.length + (source.length + 1) * insert.length, 'the replaced text');
         return insert + list(source, 'replace', budget).join(insert) + insert;
     }
-    const parts: string[] = [];
-    let length = 0;
-    let position = 0;
-    let count = 0;
     let next = source.indexOf(pattern);
     if (limit === 0 || next === -1) {
         return source;
     }
+    if (limit < 0) {
+        // Every occurrence: counted first (no allocation), sized, then replaced natively in one pass.
+        let occurrences = 0;
+        for (let at = next; at > -1; at = source.indexOf(pattern, at + pattern.length)) {
+            occurrences++;
+        }
+        budget.text(source.length + occurrences * (insert.length - pattern.length), 'the replaced text');
+        // Each match costs far more than a character (about 100 ns here): charged before the work.
+        budget.work(occurrences * WORK_PER_MATCH);
+        return source.split(pattern).join(insert);
+    }
+    const parts: string[] = [];
+    let length = 0;
+    let position = 0;
+    let count = 0;
     while (next > -1 && (limit === -1 || count < limit)) {
+        budget.work(WORK_PER_MATCH);
         length += next - position + insert.length;
         budget.text(length + source.length - next, 'the replaced text');
         parts.push(source.substring(position, next), insert);
@@ -246,7 +261,17 @@ function selectBy(budget: RenderBudget, tests: ReadonlyMap<string, Test>, value:
 /** The built-in filters; select and reject look their test up among `tests`. */
 export function builtinFilters(tests: ReadonlyMap<string, Test>): Map<string, Filter> {
     const defaultFilter: Filter = (_b, value, fallback, boolean) => (boolean ? value || fallback : value !== undefined ? value : fallback);
-    const escape: Filter = (budget, value) => text(value, budget).replace(/[&"'<>\\]/g, ch => escapes[ch]);
+    const escape: Filter = (budget, value) => {
+        const source = text(value, budget);
+        // Sized before it is built: each escaped character grows to its entity.
+        let grown = source.length;
+        for (let index = 0; index < source.length; index++) {
+            const entity = escapes[source[index]];
+            grown += entity === undefined ? 0 : entity.length - 1;
+        }
+        budget.text(grown, 'the escaped text');
+        return source.replace(/[&"'<>\\]/g, ch => escapes[ch]);
+    };
     const filters: Array<[string, Filter]> = [
         ['abs', (budget, value) => Math.abs(primitive(value, budget) as number)],
         ['batch', batch],

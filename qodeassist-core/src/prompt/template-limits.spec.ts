@@ -32,6 +32,16 @@ describe('template limits: every render is bounded, and the refusal names the li
         refusedFor('MAX_TEXT_LENGTH', () => render('{% set s = "xx" %}{% for i in range(64) %}{% set s = s + s %}{% endfor %}'));
     });
 
+    it('escaping a long text of & is sized before it is built (MAX_TEXT_LENGTH), however few characters the source has', () => {
+        refusedFor('MAX_TEXT_LENGTH', () => render('{% set s = "&" %}{% for i in range(25) %}{% set s = s ~ s %}{% endfor %}{% set x = s | escape %}{{ x | length }}'));
+        assert.equal(render('{{ "a<b" | escape }}'), 'a&lt;b');
+    });
+
+    it('a long text transformed over and over in a loop ends at MAX_TEXT_WORK, quickly, not after minutes', () => {
+        refusedFor('MAX_TEXT_WORK', () => render('{% set s = "a" %}{% for i in range(22) %}{% set s = s + s %}{% endfor %}{% for i in range(400) %}{% set x = s | replace("a", "bb") %}{% endfor %}done'));
+        refusedFor('MAX_TEXT_WORK', () => render('{% set s = "a" %}{% for i in range(24) %}{% set s = s ~ s %}{% endfor %}{% for i in range(1000) %}{% set x = s | upper %}{% endfor %}done'));
+    });
+
     for (const [what, source] of [
         ['repeat', '{{ "ab".repeat(1000000000) }}'], ['padStart', '{{ "a".padStart(1000000000) }}'], ['padEnd', '{{ "a".padEnd(1000000000, "-") }}'],
         ['center', '{{ "a" | center(1000000000) }}'], ['indent', '{{ "a\\nb" | indent(1000000000) }}'], ['replace of ""', '{{ "abcdef" | replace("", "x".repeat(10000000)) }}'],

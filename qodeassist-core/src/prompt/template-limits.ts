@@ -18,8 +18,13 @@ export const TEMPLATE_LIMITS = {
     MAX_LIST_LENGTH: 2_000_000,
     /** Includes, macro calls and call blocks nested inside each other. */
     MAX_NESTING_DEPTH: 100,
-    /** Wall-clock time of one render. */
+    /** Wall-clock time of one render, read at least every 4,096 steps and before every string operation. */
     MAX_RENDER_MILLISECONDS: 5_000,
+    /**
+     * Characters the string operations of one render read and write, summed: a step that replaces or
+     * escapes a long text costs as much as its length, so doing so in a loop ends here, not after minutes.
+     */
+    MAX_TEXT_WORK: 256 * 1024 * 1024,
     /** Nesting of the parsed template itself (brackets, blocks), checked at load. */
     MAX_SYNTAX_DEPTH: 200
 } as const;
@@ -33,6 +38,7 @@ const FIXES: Record<keyof TemplateLimits, string> = {
     MAX_LIST_LENGTH: 'build smaller lists: range(), batch, concat and push stay far below this size',
     MAX_NESTING_DEPTH: 'stop the recursion: a macro or include that calls itself needs a condition that ends it',
     MAX_RENDER_MILLISECONDS: 'the template takes too long to render; loop over less data or simplify it',
+    MAX_TEXT_WORK: 'the template processes too much text for one request: do not transform long strings over and over in a loop',
     MAX_SYNTAX_DEPTH: 'nest brackets, tags and expressions less deeply'
 };
 
@@ -44,6 +50,7 @@ export function limitExceeded(limit: keyof TemplateLimits, limits: TemplateLimit
 /** The counters of one render; every check runs before the work it guards. */
 export class RenderBudget {
     private steps = 0;
+    private worked = 0;
     private iterations = 0;
     private depth = 0;
     private readonly deadline: number;
@@ -58,6 +65,17 @@ export class RenderBudget {
         }
         // The clock is read every 4096 steps: cheap enough for every keystroke's render.
         if ((this.steps & 0xfff) === 0 && Date.now() > this.deadline) {
+            throw limitExceeded('MAX_RENDER_MILLISECONDS', this.limits, `rendering took longer than ${this.limits.MAX_RENDER_MILLISECONDS} ms`);
+        }
+    }
+
+    /** Charges a string operation that reads or writes `characters`, and reads the clock. */
+    work(characters: number): void {
+        this.worked += characters;
+        if (this.worked > this.limits.MAX_TEXT_WORK) {
+            throw limitExceeded('MAX_TEXT_WORK', this.limits, `string operations went over ${this.limits.MAX_TEXT_WORK} characters`);
+        }
+        if (Date.now() > this.deadline) {
             throw limitExceeded('MAX_RENDER_MILLISECONDS', this.limits, `rendering took longer than ${this.limits.MAX_RENDER_MILLISECONDS} ms`);
         }
     }

@@ -232,6 +232,7 @@ function callStringMethod(target: string, name: string, args: unknown[], budget:
         throw plainArguments(name);
     }
     const text = args.map(arg => (arg === undefined ? undefined : String(arg)));
+    budget.work(target.length);
     if (STRING_RESULTS_GROW.has(name)) {
         budget.text(grownLength(target, name, text), `".${name}"`);
     }

@@ -1,4 +1,4 @@
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { qodeassistHome } from '../config/config-layers';
@@ -32,6 +32,24 @@ export interface BubblewrapPlan {
     /** The working folder, a real path. */
     cwd: string;
     network: boolean;
+    /** Existing configuration places inside the workspace roots, read-only inside (see PROTECTED_IN_ROOT). */
+    readOnly?: readonly string[];
+}
+
+/**
+ * What a command may not change inside a writable root: what becomes code or configuration at the
+ * user's next git command or start (git's config and hooks, QodeAssist's, the editors' and Claude's
+ * settings, the ignore rules). The file tools ask before writing these; a command cannot be asked
+ * about per file, so they are read-only to it.
+ */
+export const PROTECTED_IN_ROOT = ['.git/config', '.git/hooks', '.git/info', '.qodeassist', '.vscode', '.theia', '.claude', '.gitignore', '.qodeassistignore'];
+
+/** The protected places that exist in these roots (a bind needs its source to exist). */
+export async function existingProtectedPaths(roots: readonly string[]): Promise<string[]> {
+    const candidates = roots.flatMap(root => PROTECTED_IN_ROOT.map(entry => join(root, entry)));
+    // A link is left alone: what it leads to inside the workspace is no configuration place by itself.
+    const found = await Promise.all(candidates.map(path => lstat(path).then(info => info.isSymbolicLink() ? undefined : path, () => undefined)));
+    return found.filter((path): path is string => path !== undefined);
 }
 
 /** Folders below a home that hold credentials by convention (cloud CLIs, SSH, GPG, container registries, keyrings). */
@@ -109,6 +127,9 @@ export function bubblewrapArgs(plan: BubblewrapPlan, program: string, args: read
     shown.filter(holdsRoot).forEach(cover);
     for (const root of plan.writable) {
         argv.push('--bind', root, root);
+    }
+    for (const path of plan.readOnly ?? []) {
+        argv.push('--ro-bind', path, path);
     }
     shown.filter(hidden => !holdsRoot(hidden)).forEach(cover);
     argv.push('--chdir', plan.cwd, '--', program, ...args);

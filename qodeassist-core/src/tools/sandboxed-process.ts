@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
-import { bubblewrapArgs, existingHiddenPaths, homesOf, secretPathCandidates } from './bubblewrap-args';
+import { bubblewrapArgs, existingHiddenPaths, existingProtectedPaths, homesOf, secretPathCandidates } from './bubblewrap-args';
 import { withGitSafety } from './child-environment';
 import { ContainedProcess, startContained } from './contained-process';
 import { PROCESS_TREE_TAG } from './process-tree-scan';
@@ -45,7 +45,8 @@ export async function startCommand(program: string, args: readonly string[], opt
         const network = options.sandbox?.network !== false || !availability.canCutNetwork;
         // Inside, /tmp is private and empty: a TMPDIR elsewhere would be read-only or absent.
         const sandboxedEnv = { ...env, TMPDIR: '/tmp' };
-        const started = startContained(availability.program, bubblewrapArgs({ writable, hidden, cwd, network }, program, args), { ...common, cwd, env: sandboxedEnv });
+        const readOnly = await existingProtectedPaths(writable);
+        const started = startContained(availability.program, bubblewrapArgs({ writable, hidden, cwd, network, readOnly }, program, args), { ...common, cwd, env: sandboxedEnv });
         return { ...started, sandbox };
     }
     // No namespace to end the tree with: every descendant carries a tag the kill finds, even one that left the group.

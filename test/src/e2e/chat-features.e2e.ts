@@ -110,7 +110,9 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
 
     it('offers skills on / and sends the chosen skill; the role picker adds the role to the system prompt', async () => {
         await page.locator('.qa-chat .qa-role-picker').selectOption('reviewer');
-        assert.ok((await page.locator('.qa-chat .qa-agent-picker option').allTextContents()).includes('fake-chat · fake-model'));
+        // The workspace's own provider decides where fake-chat sends: the picker says so.
+        assert.ok((await page.locator('.qa-chat .qa-agent-picker option').allTextContents()).includes('fake-chat · fake-model (project)'));
+        assert.match(await page.locator('.qa-chat .qa-agent-picker option[value=fake-chat]').getAttribute('title') ?? '', /^from this project \(.*fake\.toml\): sends to http:\/\/127\.0\.0\.1:\d+$/);
         await chat.input.fill('');
         await chat.input.pressSequentially('/to');
         await page.locator('.qa-chat .qa-suggestion[data-value="tone"]').waitFor({ timeout: 10_000 });

@@ -80,6 +80,24 @@ describe('the Theia Cloud image\'s tree, built from a clean clone and started as
     let page: Page;
     let chat: ChatPage;
 
+    /**
+     * The working tree's tracked state as a commit, without touching the index: HEAD when nothing
+     * changed (a clean checkout, as in CI) or when git cannot make one (it says why on stderr).
+     */
+    function workingTreeCommit(): string {
+        const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+        if (!dirty) {
+            return 'HEAD';
+        }
+        try {
+            // An identity of its own: the machine may have none, and the stash commit needs one.
+            return execFileSync('git', ['-c', 'user.name=qodeassist-e2e', '-c', 'user.email=e2e@localhost', 'stash', 'create'],
+                { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim() || 'HEAD';
+        } catch {
+            return 'HEAD';
+        }
+    }
+
     before(async function () {
         // Building the tree from nothing (npm ci, tsc, theia build) takes minutes; the time is printed.
         this.timeout(30 * 60_000);
@@ -89,7 +107,7 @@ describe('the Theia Cloud image\'s tree, built from a clean clone and started as
             source = join(scratch, 'src');
             mkdirSync(source);
             // The working tree's tracked state as a commit, without touching the index (HEAD when nothing changed).
-            const commit = execFileSync('git', ['stash', 'create'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() || 'HEAD';
+            const commit = workingTreeCommit();
             execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C '${source}'`], { cwd: REPO_ROOT });
         }
         const started = Date.now();

@@ -11,7 +11,7 @@ export function ProjectTrustNotice(props: { state: ProjectTrustState | undefined
     const { state } = props;
     if (state?.trusted && state.overrides?.length) {
         // Its own class: the "not trusted" notice (.qa-trust-notice) is gone once the workspace is trusted.
-        return <div className='qa-notice qa-project-overrides' role='status' data-trust='overrides'>
+        return <div className='qa-project-overrides' role='status' data-trust='overrides'>
             <i className={codicon('shield')} />
             <span>{nls.localize('qodeassist/trust/overrides', 'This project\'s configuration replaces yours:')}
                 <ul className='qa-trust-overrides'>{state.overrides.map(override => <li key={override}>{override}</li>)}</ul></span>

@@ -11,11 +11,12 @@ export function ProjectTrustNotice(props: { state: ProjectTrustState | undefined
     const { state } = props;
     if (state?.trusted && state.overrides?.length) {
         // Its own class: the "not trusted" notice (.qa-trust-notice) is gone once the workspace is trusted.
-        return <div className='qa-project-overrides' role='status' data-trust='overrides'>
-            <i className={codicon('shield')} />
-            <span>{nls.localize('qodeassist/trust/overrides', 'This project\'s configuration replaces yours:')}
-                <ul className='qa-trust-overrides'>{state.overrides.map(override => <li key={override}>{override}</li>)}</ul></span>
-        </div>;
+        // One line until opened: in a narrow sidebar the whole list would push the conversation out of view.
+        return <div className='qa-project-overrides' role='status' data-trust='overrides'><details>
+            <summary><i className={codicon('shield')} aria-hidden='true' /> {nls.localize('qodeassist/trust/overridesCount',
+                'This project\'s configuration replaces yours ({0}): details', state.overrides.length)}</summary>
+            <ul className='qa-trust-overrides'>{state.overrides.map(override => <li key={override}>{override}</li>)}</ul>
+        </details></div>;
     }
     if (!state || state.trusted || state.skipped.length === 0) {
         return null;

@@ -84,10 +84,11 @@ describe('chat compression in Chromium: stoppable summaries and auto-compression
         const messages = await messageCount();
         const files = chatFiles();
         assert.equal(files.length, 1);
-        // The save after the second answer is written a moment after it shows.
+        // The save after the second answer is written a moment after it shows (a save while it streamed may come first).
         const saved = await until('the second answer saved', () => {
             const text = readFileSync(join(chatsDir(), files[0]), 'utf8');
-            return (JSON.parse(text) as { history: unknown[] }).history.length === 4 ? text : undefined;
+            const history = (JSON.parse(text) as { history: Array<{ blocks: unknown[] }> }).history;
+            return history.length === 4 && JSON.stringify(history[3].blocks).includes('Answer 2.') ? text : undefined;
         });
 
         summaryMode = 'hang';

@@ -135,10 +135,11 @@ describe('the Theia Cloud image\'s tree, built from a clean clone and started as
             mkdirSync(dir, { recursive: true });
             chownSync(dir, POD_UID, POD_GID);
         }
-        mkdirSync(join(workspace, '.theia'));
-        writeFileSync(join(workspace, '.theia', 'settings.json'), JSON.stringify({ 'qodeassist.chat.historyLocation': 'user' }));
-        chownSync(join(workspace, '.theia'), POD_UID, POD_GID);
-        chownSync(join(workspace, '.theia', 'settings.json'), POD_UID, POD_GID);
+        // Where chats go is the user's own setting (a repository's .theia/settings.json cannot move them).
+        mkdirSync(join(home, '.theia'));
+        writeFileSync(join(home, '.theia', 'settings.json'), JSON.stringify({ 'qodeassist.chat.historyLocation': 'user' }));
+        chownSync(join(home, '.theia'), POD_UID, POD_GID);
+        chownSync(join(home, '.theia', 'settings.json'), POD_UID, POD_GID);
 
         const env: NodeJS.ProcessEnv = {
             PATH: process.env.PATH, LANG: 'C.UTF-8', NODE_ENV: 'production', HOME: home, THEIA_CONFIG_DIR: join(home, '.theia'),

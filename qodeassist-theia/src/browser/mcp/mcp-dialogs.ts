@@ -108,18 +108,19 @@ export class McpToolPermissionDialog extends ClickOnlyDialog<PermissionAnswer> {
     }
 }
 
-/** Asks once per project server entry before it may start: what runs, where, and the names (never the values) of its variables. */
-export class McpServerConsentDialog extends ClickOnlyDialog<boolean> {
+/**
+ * Asks once per entry a project wants to start, before it may: what runs, where, and the names
+ * (never the values) of its variables. Deny has the focus; only a click answers.
+ */
+abstract class ProjectConsentDialog extends ClickOnlyDialog<boolean> {
     protected allowed = false;
 
-    constructor(readonly details: McpConsentDetails) {
-        super({ title: nls.localize('qodeassist/mcp/consentTitle', 'Start the project\'s MCP server "{0}"?', details.server), maxWidth: 800, wordWrap: 'break-word' });
-        this.node.classList.add('qa-mcp-consent');
-        this.node.dataset.server = details.server;
-        const intro = document.createElement('p');
-        intro.textContent = nls.localize('qodeassist/mcp/consentIntro',
-            'This workspace\'s .qodeassist/mcp.json wants to start a program (or connect to a server) with your rights. Allow it only if you know what it is. An edited entry asks again.');
-        this.contentNode.append(intro, ...this.fields());
+    constructor(title: string, intro: string, fields: HTMLElement[], mark: (node: HTMLElement) => void) {
+        super({ title, maxWidth: 800, wordWrap: 'break-word' });
+        mark(this.node);
+        const paragraph = document.createElement('p');
+        paragraph.textContent = intro;
+        this.contentNode.append(paragraph, ...fields);
         this.focusTarget = this.answerButton(nls.localize('qodeassist/mcp/consentDeny', 'Don\'t allow'), false, () => { this.allowed = false; });
         this.answerButton(nls.localize('qodeassist/mcp/consentAllow', 'Allow'), true, () => { this.allowed = true; });
     }
@@ -127,24 +128,35 @@ export class McpServerConsentDialog extends ClickOnlyDialog<boolean> {
     get value(): boolean {
         return this.allowed;
     }
+}
 
-    protected fields(): HTMLElement[] {
-        const details = this.details;
-        const rows = [field(nls.localize('qodeassist/mcp/consentSource', 'From'), details.source)];
-        if (details.transport === 'stdio') {
-            rows.push(
-                field(nls.localize('qodeassist/mcp/consentCommand', 'Command'), details.command ?? '', 'qa-mcp-command'),
-                field(nls.localize('qodeassist/mcp/consentArgs', 'Arguments'), (details.args ?? []).length ? `${JSON.stringify(details.args, undefined, 2)}\n` : '(none)', 'qa-mcp-args'),
-                field(nls.localize('qodeassist/mcp/consentCwd', 'Working folder'), details.cwd ?? nls.localize('qodeassist/mcp/consentCwdDefault', '(not set: the IDE backend\'s folder)'), 'qa-mcp-cwd'),
-                field(nls.localize('qodeassist/mcp/consentEnv', 'Environment variables set (names only)'), (details.envNames ?? []).join(', ') || '(none)', 'qa-mcp-env')
-            );
-        } else {
-            rows.push(
-                field(nls.localize('qodeassist/mcp/consentUrl', 'URL ({0})', details.transport), details.url ?? '', 'qa-mcp-url'),
-                field(nls.localize('qodeassist/mcp/consentHeaders', 'Headers sent (names only)'), (details.headerNames ?? []).join(', ') || '(none)', 'qa-mcp-headers')
-            );
-        }
-        return rows;
+/** The rows of a program a project wants to start: command, arguments, working folder, variable names; `prefix` names their classes. */
+function programFields(prefix: string, program: { command?: string; args?: readonly string[]; envNames?: readonly string[] }, cwd: string, envLabel: string): HTMLElement[] {
+    return [
+        field(nls.localize('qodeassist/mcp/consentCommand', 'Command'), program.command ?? '', `${prefix}-command`),
+        field(nls.localize('qodeassist/mcp/consentArgs', 'Arguments'), (program.args ?? []).length ? `${JSON.stringify(program.args, undefined, 2)}\n` : '(none)', `${prefix}-args`),
+        field(nls.localize('qodeassist/mcp/consentCwd', 'Working folder'), cwd, `${prefix}-cwd`),
+        field(envLabel, (program.envNames ?? []).join(', ') || '(none)', `${prefix}-env`)
+    ];
+}
+
+/** Asks once per project server entry before it may start: what runs (or where it connects), and the names of its variables or headers. */
+export class McpServerConsentDialog extends ProjectConsentDialog {
+    constructor(readonly details: McpConsentDetails) {
+        super(nls.localize('qodeassist/mcp/consentTitle', 'Start the project\'s MCP server "{0}"?', details.server),
+            nls.localize('qodeassist/mcp/consentIntro',
+                'This workspace\'s .qodeassist/mcp.json wants to start a program (or connect to a server) with your rights. Allow it only if you know what it is. An edited entry asks again.'),
+            [field(nls.localize('qodeassist/mcp/consentSource', 'From'), details.source), ...details.transport === 'stdio'
+                ? programFields('qa-mcp', details, details.cwd ?? nls.localize('qodeassist/mcp/consentCwdDefault', '(not set: the IDE backend\'s folder)'),
+                    nls.localize('qodeassist/mcp/consentEnv', 'Environment variables set (names only)'))
+                : [
+                    field(nls.localize('qodeassist/mcp/consentUrl', 'URL ({0})', details.transport), details.url ?? '', 'qa-mcp-url'),
+                    field(nls.localize('qodeassist/mcp/consentHeaders', 'Headers sent (names only)'), (details.headerNames ?? []).join(', ') || '(none)', 'qa-mcp-headers')
+                ]],
+            node => {
+                node.classList.add('qa-mcp-consent');
+                node.dataset.server = details.server;
+            });
     }
 }
 
@@ -153,27 +165,16 @@ export class McpServerConsentDialog extends ClickOnlyDialog<boolean> {
  * the program, its arguments, the folder it runs in and the names of the variables it would
  * receive from the IDE backend's environment (their values, perhaps keys, are never shown).
  */
-export class AcpAgentConsentDialog extends ClickOnlyDialog<boolean> {
-    protected allowed = false;
-
+export class AcpAgentConsentDialog extends ProjectConsentDialog {
     constructor(readonly details: ConsentDetails) {
-        super({ title: nls.localize('qodeassist/acp/consentTitle', 'Allow the project\'s external agent "{0}" to start?', details.name), maxWidth: 800, wordWrap: 'break-word' });
-        this.node.classList.add('qa-acp-consent');
-        this.node.dataset.agent = details.name;
-        const intro = document.createElement('p');
-        intro.textContent = nls.localize('qodeassist/acp/consentIntro',
-            'This workspace\'s .qodeassist/acp wants to start a program with your rights, and to pass it the variables named below. Allow it only if you know what it is. An edited entry asks again.');
-        this.contentNode.append(intro,
-            field(nls.localize('qodeassist/mcp/consentSource', 'From'), details.source),
-            field(nls.localize('qodeassist/mcp/consentCommand', 'Command'), details.command ?? '', 'qa-acp-command'),
-            field(nls.localize('qodeassist/mcp/consentArgs', 'Arguments'), (details.args ?? []).length ? `${JSON.stringify(details.args, undefined, 2)}\n` : '(none)', 'qa-acp-args'),
-            field(nls.localize('qodeassist/mcp/consentCwd', 'Working folder'), details.cwd ?? '', 'qa-acp-cwd'),
-            field(nls.localize('qodeassist/acp/consentEnv', 'Variables it receives (names only)'), (details.envNames ?? []).join(', ') || '(none)', 'qa-acp-env'));
-        this.focusTarget = this.answerButton(nls.localize('qodeassist/mcp/consentDeny', 'Don\'t allow'), false, () => { this.allowed = false; });
-        this.answerButton(nls.localize('qodeassist/mcp/consentAllow', 'Allow'), true, () => { this.allowed = true; });
-    }
-
-    get value(): boolean {
-        return this.allowed;
+        super(nls.localize('qodeassist/acp/consentTitle', 'Allow the project\'s external agent "{0}" to start?', details.name),
+            nls.localize('qodeassist/acp/consentIntro',
+                'This workspace\'s .qodeassist/acp wants to start a program with your rights, and to pass it the variables named below. Allow it only if you know what it is. An edited entry asks again.'),
+            [field(nls.localize('qodeassist/mcp/consentSource', 'From'), details.source),
+                ...programFields('qa-acp', details, details.cwd ?? '', nls.localize('qodeassist/acp/consentEnv', 'Variables it receives (names only)'))],
+            node => {
+                node.classList.add('qa-acp-consent');
+                node.dataset.agent = details.name;
+            });
     }
 }

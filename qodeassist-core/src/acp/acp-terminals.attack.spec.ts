@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SandboxSettings } from '../tools/sandbox';
 import { WorkspaceFiles } from '../tools/workspace-files';
+import { keyForms, pidsWith, until } from '../tools/process-attack.spec-support';
 import { AcpTerminals } from './acp-terminals';
 
 /**
@@ -17,33 +18,6 @@ const KEY = 'sk-ant-MARKER-acp-3e9d1c7b5a2f4e6d8c0b';
 const FILE_MARKER = 'ACP-FILE-MARKER-6b1d9f3a';
 const SANDBOXED: SandboxSettings = { mode: 'auto' };
 const UNSANDBOXED: SandboxSettings = { mode: 'off' };
-
-function keyForms(key: string): string[] {
-    const base64 = [0, 1, 2].map(shift => Buffer.from('x'.repeat(shift) + key).toString('base64').slice(Math.ceil(shift * 4 / 3) + 1, -4));
-    return [key, [...key].reverse().join(''), ...base64];
-}
-
-/** Host pids of live processes whose command line holds `token` (a zombie is dead). */
-function pidsWith(token: string): number[] {
-    return readdirSync('/proc').filter(name => /^\d+$/.test(name)).map(Number).filter(pid => {
-        try {
-            const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-            return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(token);
-        } catch {
-            return false;
-        }
-    });
-}
-
-async function until<T>(probe: () => T, done: (value: T) => boolean, ms = 5_000): Promise<T> {
-    const end = Date.now() + ms;
-    let value = probe();
-    while (!done(value) && Date.now() < end) {
-        await new Promise(resolveWait => setTimeout(resolveWait, 50));
-        value = probe();
-    }
-    return value;
-}
 
 describe('ACP terminals (attacks)', function () {
     this.timeout(60_000);

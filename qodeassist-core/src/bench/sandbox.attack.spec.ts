@@ -1,9 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCaseTests } from './fim-eval-tests';
+import { keyForms, pidsWith, until } from '../tools/process-attack.spec-support';
 import { CancelledError } from '../wire/error-info';
 import { NodeTerminal } from '../tools/node-process';
 import { createTerminalTool } from '../tools/process-tools';
@@ -23,41 +24,10 @@ const FILE_MARKER = 'FILE-MARKER-8d2e6a4c1b9f';
 const SANDBOXED: SandboxSettings = { mode: 'auto' };
 const UNSANDBOXED: SandboxSettings = { mode: 'off' };
 
-/** The key, reversed, and base64 at each of the three alignments it can sit at in an encoded stream. */
-function keyForms(key: string): string[] {
-    const base64 = [0, 1, 2].map(shift => {
-        const encoded = Buffer.from('x'.repeat(shift) + key).toString('base64');
-        return encoded.slice(Math.ceil(shift * 4 / 3) + 1, -4);
-    });
-    return [key, [...key].reverse().join(''), ...base64];
-}
-
 function assertNoKey(output: string, what: string): void {
     for (const form of keyForms(KEY)) {
         assert.equal(output.includes(form), false, `${what}: the output holds the key (as ${JSON.stringify(form)})`);
     }
-}
-
-/** Host pids of live processes whose command line holds `token` (a zombie is dead). */
-function pidsWith(token: string): number[] {
-    return readdirSync('/proc').filter(name => /^\d+$/.test(name)).map(Number).filter(pid => {
-        try {
-            const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-            return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(token);
-        } catch {
-            return false;
-        }
-    });
-}
-
-async function until<T>(probe: () => T, done: (value: T) => boolean, ms = 5_000): Promise<T> {
-    const end = Date.now() + ms;
-    let value = probe();
-    while (!done(value) && Date.now() < end) {
-        await new Promise(resolveWait => setTimeout(resolveWait, 50));
-        value = probe();
-    }
-    return value;
 }
 
 describe('sandbox (attacks)', function () {

@@ -4,13 +4,22 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { canScanProcesses, DescendantTracker, parseProcStat, PROCESS_TREE_TAG } from './process-tree-scan';
 
-function alive(pid: number): boolean {
+function statOf(pid: number): string | undefined {
     try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
+        return readFileSync(`/proc/${pid}/stat`, 'utf8');
     } catch {
+        return undefined;
+    }
+}
+
+/** Whether this very process (pid and start time: a reused pid is another process) still runs, not a zombie. */
+function alive(pid: number, start?: string): boolean {
+    const stat = statOf(pid);
+    if (stat === undefined || (start !== undefined && parseProcStat(stat)?.start !== start)) {
         return false;
     }
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    return state !== 'Z' && state !== 'X';
 }
 
 async function waitFor(check: () => boolean, ms = 5_000): Promise<boolean> {
@@ -41,13 +50,38 @@ describe('process tree scan', () => {
             await new Promise(done => parent.on('close', done));
             const grandchild = Number(out.trim());
             assert.ok(await waitFor(() => alive(grandchild) && readFileSync(`/proc/${grandchild}/cmdline`, 'latin1').includes(token)), 'the grandchild runs');
+            const start = parseProcStat(statOf(grandchild) ?? '')?.start;
             tracker.killAll();
             tracker.stop();
-            const gone = await waitFor(() => !alive(grandchild));
+            const gone = await waitFor(() => !alive(grandchild, start));
+            const seen = { known: tracker.pids().includes(grandchild), survivors: tracker.survivors(), stat: statOf(grandchild) };
             if (!gone) {
                 process.kill(grandchild, 'SIGKILL');
             }
-            assert.equal(gone, true, 'the grandchild is still running');
+            assert.equal(gone, true, `the grandchild is still running: ${JSON.stringify(seen)}`);
+        });
+
+        it('ends a tree that is still forking when the kill starts, leaving no tagged process', async function () {
+            this.timeout(15_000);
+            const tag = randomUUID();
+            // Each child forks again in a new session while the parent keeps forking: scans race the forks.
+            const script = 'i=0; while [ $i -lt 400 ]; do setsid sh -c "sleep 40 & sleep 40" >/dev/null 2>&1 & i=$((i+1)); done; wait';
+            const root = spawn('sh', ['-c', script], { env: { PATH: process.env.PATH, [PROCESS_TREE_TAG]: tag }, stdio: 'ignore', detached: true });
+            const tracker = new DescendantTracker(root.pid!, tag, 50);
+            const tagged = () => {
+                const byTag = new DescendantTracker(process.pid + 1_000_000, tag, 60_000);
+                byTag.stop();
+                return byTag.survivors();
+            };
+            assert.ok(await waitFor(() => tagged().length >= 20), 'the tree grew');
+            tracker.killAll();
+            tracker.stop();
+            const clean = await waitFor(() => tagged().length === 0);
+            const left = tagged();
+            for (const pid of left) {
+                process.kill(pid, 'SIGKILL');
+            }
+            assert.equal(clean, true, `tagged processes left: ${left.length}`);
         });
 
         it('leaves alone a process that carries another command\'s tag', async () => {

@@ -106,15 +106,48 @@ export class DescendantTracker {
     /**
      * Ends every descendant: the tree is frozen first (SIGSTOP, so nothing forks between the scan
      * and the kill), rescanned until it stops growing — the tag finds the ones re-parented before
-     * any scan saw them — then killed.
+     * any scan saw them — then killed. A pass that leaves any known or tagged process alive (one
+     * forked between a scan and its freeze, or missed by a read of `/proc` that raced its change)
+     * is followed by another, up to a bound.
      */
     killAll(): void {
+        if (this.rootStart !== undefined && readStat(this.rootPid)?.start === this.rootStart) {
+            signal(this.rootPid, 'SIGSTOP');
+        }
+        for (let pass = 0; pass < 5; pass++) {
+            const killed = this.freezeAndKill();
+            if (killed === 0 || this.survivors().length === 0) {
+                break;
+            }
+        }
+    }
+
+    /** The known or tagged processes still running (not zombies), other than this one. */
+    survivors(): number[] {
+        const tag = `${PROCESS_TREE_TAG}=${this.tagValue}`;
+        return allPids().filter(pid => {
+            if (pid === process.pid || !running(pid)) {
+                return false;
+            }
+            const start = this.known.get(pid);
+            return (start !== undefined && readStat(pid)?.start === start) || carriesTag(pid, tag);
+        });
+    }
+
+    /** One pass: freeze what is found until nothing new appears, then kill it all. Returns how many were signalled. */
+    private freezeAndKill(): number {
         const stopped = new Map<number, string>();
+        const tag = `${PROCESS_TREE_TAG}=${this.tagValue}`;
         for (let round = 0; round < 20; round++) {
             const stats = this.scan();
-            const tag = `${PROCESS_TREE_TAG}=${this.tagValue}`;
             for (const stat of stats) {
-                if (stat.pid !== process.pid && !this.known.has(stat.pid) && carriesTag(stat.pid, tag)) {
+                if (stat.pid !== process.pid && stat.pid !== this.rootPid && !this.known.has(stat.pid) && carriesTag(stat.pid, tag)) {
+                    this.known.set(stat.pid, stat.start);
+                }
+            }
+            // A pid seen earlier may since have been reused by a tagged process: the tag decides then.
+            for (const stat of stats) {
+                if (this.known.has(stat.pid) && this.known.get(stat.pid) !== stat.start && carriesTag(stat.pid, tag)) {
                     this.known.set(stat.pid, stat.start);
                 }
             }
@@ -127,14 +160,18 @@ export class DescendantTracker {
                 stopped.set(pid, start);
             }
         }
+        let signalled = 0;
         if (this.rootStart !== undefined && readStat(this.rootPid)?.start === this.rootStart) {
             signal(this.rootPid, 'SIGKILL');
+            signalled++;
         }
         for (const [pid, start] of stopped) {
             if (readStat(pid)?.start === start) {
                 signal(pid, 'SIGKILL');
+                signalled++;
             }
         }
+        return signalled;
     }
 
     stop(): void {
@@ -142,6 +179,17 @@ export class DescendantTracker {
             clearInterval(this.timer);
             this.timer = undefined;
         }
+    }
+}
+
+/** Whether the process exists and is not a zombie waiting to be reaped. */
+function running(pid: number): boolean {
+    try {
+        const text = readFileSync(`${PROC}/${pid}/stat`, 'utf8');
+        const state = text.charAt(text.lastIndexOf(')') + 2);
+        return state !== 'Z' && state !== 'X';
+    } catch {
+        return false;
     }
 }
 

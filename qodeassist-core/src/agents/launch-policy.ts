@@ -3,7 +3,7 @@ import { LoadedProvider } from '../config/configuration-source';
 
 /**
  * Why a provider's `[launch]` is never used, or undefined when it may be: a repository's
- * provider file is data, never a program to run (ARCHITECTURE §7), and only a server on
+ * provider file is data, never a program to run (docs/ARCHITECTURE.md §7), and only a server on
  * this machine can be started.
  */
 export function launchRefusal(provider: LoadedProvider): string | undefined {

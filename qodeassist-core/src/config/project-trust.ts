@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 /**
  * What a workspace brings as configuration: read, rendered or started only once the user
- * trusts the workspace (ARCHITECTURE §7). Tools still work on the workspace's files.
+ * trusts the workspace (docs/ARCHITECTURE.md §7). Tools still work on the workspace's files.
  */
 export const PROJECT_LAYER_ENTRIES: readonly string[] = [
     '.qodeassist/agents', '.qodeassist/providers', '.qodeassist/partials', '.qodeassist/roles', '.qodeassist/agent_models.json',

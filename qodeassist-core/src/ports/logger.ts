@@ -2,7 +2,7 @@ import { KnownSecrets } from '../wire/redaction';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-/** One category per layer, as ARCHITECTURE §7 names them. */
+/** One category per layer, as docs/ARCHITECTURE.md §7 names them. */
 export type LogCategory = 'qodeassist.wire' | 'qodeassist.config' | 'qodeassist.session' | 'qodeassist.context' | 'qodeassist.tools' | 'qodeassist.mcp' | 'qodeassist.bench';
 
 export interface Logger {

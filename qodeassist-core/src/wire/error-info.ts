@@ -1,4 +1,4 @@
-/** The six categories of ARCHITECTURE §4; the category decides the UI affordance. */
+/** The six categories of docs/ARCHITECTURE.md §4; the category decides the UI affordance. */
 export const ERROR_CATEGORIES = ['Config', 'Auth', 'Network', 'Provider', 'Validation', 'Tool'] as const;
 export type ErrorCategory = typeof ERROR_CATEGORIES[number];
 

@@ -24,7 +24,7 @@ export function writeFakeAgents(fixture: ConfigFixture, serverUrl: string, chatA
     }
     write('agents/rosters.toml', `schema_version = 1\n\n[chat]\nagents = ["${chatAgent}"]\n`);
     if (layer === 'project') {
-        // The user lets these keys go to the fake server, as "allow it in your user settings" does (ARCHITECTURE §7).
+        // The user lets these keys go to the fake server, as "allow it in your user settings" does (docs/ARCHITECTURE.md §7).
         const origins = Object.fromEntries(FAKE_AGENTS.filter(fake => fake.key).map(fake => [fake.key, [new URL(serverUrl).origin]]));
         fixture.user_('key_origins.json', `${JSON.stringify(origins, undefined, 2)}\n`);
     }

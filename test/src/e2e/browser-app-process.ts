@@ -27,7 +27,7 @@ export interface BrowserAppOptions {
 /**
  * The test user lets the keys of the workspace's provider files go to those providers' URLs,
  * as they would with one click (`~/.qodeassist/key_origins.json`): without it a project
- * provider's key is refused (ARCHITECTURE §7).
+ * provider's key is refused (docs/ARCHITECTURE.md §7).
  */
 function keyOriginsFor(files: Record<string, string>): Record<string, string> {
     const origins: Record<string, string[]> = {};

@@ -21,7 +21,7 @@ describe('MCP in Chromium: the server mode\'s token and permission prompt, the h
             '.qodeassist/mcp.json': JSON.stringify({ mcpServers: { crashy: { command: process.execPath, args: [CRASHING_SERVER] } } }),
             'notes.txt': 'draft\n'
         },
-        // The server mode is the user's to switch on: a repository's settings cannot (ARCHITECTURE §7).
+        // The server mode is the user's to switch on: a repository's settings cannot (docs/ARCHITECTURE.md §7).
         userFiles: { '.theia/settings.json': JSON.stringify({ 'qodeassist.mcp.server.enabled': true, 'qodeassist.mcp.server.port': 0 }) },
         env: { E2E_API_KEY: 'sk-e2e-mcp-0123456789' }
     }));

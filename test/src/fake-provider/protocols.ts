@@ -1,7 +1,7 @@
 /**
  * How the fake server speaks one wire protocol: which requests it answers and how a
  * recorded stream is cut into records for paced replay. Each entry matches one
- * endpoint family of ARCHITECTURE §5; model listings are JSON routes.
+ * endpoint family of docs/ARCHITECTURE.md §5; model listings are JSON routes.
  */
 export interface FakeProtocol {
     name: string;

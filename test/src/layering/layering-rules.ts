@@ -19,10 +19,10 @@ interface ImportRef {
 const DOM_GLOBALS = new Set(['window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'HTMLElement',
     'Element', 'DOMParser', 'XMLHttpRequest', 'requestAnimationFrame', 'location', 'MutationObserver']);
 
-/** Core folders by layer (ARCHITECTURE §2): a folder may import its own layer and below. */
+/** Core folders by layer (docs/ARCHITECTURE.md §2): a folder may import its own layer and below. A folder missing here fails the layering spec. */
 const CORE_LAYER: Record<string, number> = {
     ports: 0, wire: 0, config: 1, prompt: 2, agents: 2, session: 2, context: 2,
-    tools: 3, skills: 3, mcp: 3, acp: 3, features: 4, runtime: 4, bench: 5, 'acp-server': 5
+    tools: 3, skills: 3, mcp: 3, acp: 3, checkpoints: 3, features: 4, runtime: 4, bench: 5, 'acp-server': 5
 };
 
 /**
@@ -92,6 +92,9 @@ export function checkSource(path: string, text: string): LayeringViolation[] {
     const core = /^qodeassist-core\/src\/([^/]+)\//.exec(path);
     if (core) {
         const layer = CORE_LAYER[core[1]];
+        if (layer === undefined) {
+            report(1, `the core folder ${core[1]}/ has no layer: add it to CORE_LAYER and docs/ARCHITECTURE.md §2`);
+        }
         for (const ref of imports) {
             if (ref.specifier.startsWith('@theia/')) {
                 report(ref.line, `qodeassist-core must not import Theia (${ref.specifier})`);

@@ -22,6 +22,8 @@ describe('layering check', () => {
         ['context type-importing session', 'qodeassist-core/src/context/a.ts', `import type { Session } from '../session/session';`, /context must not import session/],
         ['tools importing skills', 'qodeassist-core/src/tools/a.ts', `import { SkillsEngine } from '../skills/skills-engine';`, /tools must not import skills/],
         ['runtime importing the ACP server', 'qodeassist-core/src/runtime/a.ts', `import { main } from '../acp-server/main';`, /runtime \(layer 4\) must not import the higher layer acp-server \(layer 5\)/],
+        ['a core folder without a layer', 'qodeassist-core/src/newfolder/a.ts', `export const x = 1;`, /core folder newfolder\/ has no layer/],
+        ['checkpoints importing the chat feature', 'qodeassist-core/src/checkpoints/a.ts', `import { ChatFeature } from '../features/chat/chat-feature';`, /checkpoints \(layer 3\) must not import the higher layer features/],
         ['one feature importing another', 'qodeassist-core/src/features/chat/a.ts', `import { x } from '../completion/b';`, /feature chat must not import feature completion/],
         ['common importing fs', 'qodeassist-theia/src/common/a.ts', `import { readFileSync } from 'fs';`, /common must not import Node code/],
         ['common importing node:path', 'qodeassist-theia/src/common/a.ts', `import { join } from 'node:path';`, /common must not import Node code/],

@@ -28,7 +28,7 @@ const TRUST_ADVICE = 'Trust the workspace (command "Manage Workspace Trust") to 
 /**
  * The external agent a send names, checked: it is configured and enabled, the chat has a
  * workspace and the user trusts it (an agent reads, writes and runs what the workspace's files
- * ask it to — ARCHITECTURE §7). Each refusal is a typed error saying what to do.
+ * ask it to — docs/ARCHITECTURE.md §7). Each refusal is a typed error saying what to do.
  */
 export function externalAgentFor(configurations: ConfigurationProvider, options: ChatTurnOptions): { entry: AcpAgentEntry; workspace: string } {
     const name = (options.agent ?? '').slice(ACP_AGENT_PREFIX.length);

@@ -47,7 +47,7 @@ const FOLDER_FILES: ReadonlyArray<[string, RulesKind]> = [['AGENTS.md', 'agents'
 
 
 /**
- * The repository's instructions for agents, found in the workspace (ARCHITECTURE §7: only a
+ * The repository's instructions for agents, found in the workspace (docs/ARCHITECTURE.md §7: only a
  * trusted workspace's are read — the caller decides): `AGENTS.md`, `CLAUDE.md` and `GEMINI.md` at
  * the root and in every folder above a file the turn touches or has open (root first, deeper ones
  * after, so the more specific come later); `.github/copilot-instructions.md`;

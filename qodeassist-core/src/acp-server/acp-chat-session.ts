@@ -7,6 +7,7 @@ import { ITerminal } from '../ports/process-ports';
 import { QodeAssistRuntime } from '../runtime/qodeassist-runtime';
 import { ChatStore } from '../session/chat-store';
 import { ToolSettings } from '../runtime/tool-kit';
+import { AnyTool } from '../tools/tool';
 import { redactSecrets } from '../wire/redaction';
 import { chatAgentFor } from '../features/chat/chat-agents';
 import { ChatFeature } from '../features/chat/chat-feature';
@@ -18,6 +19,7 @@ import { permissionAnswer, permissionQuestion } from './permission-question';
 import { promptParts } from './prompt-input';
 import { requestErrorFromInfo } from './request-errors';
 import { SessionCatalog, SessionChoices } from './session-options';
+import { SessionMcpServers } from './session-mcp-servers';
 import { acpStopReason, SessionUpdateMapper } from './session-updates';
 import { absoluteIn } from './tool-call-view';
 import { isInside } from './trusted-configurations';
@@ -61,6 +63,8 @@ export class AcpChatSession {
     /** Updates go out one after another, each after the one before was written. */
     private sending: Promise<void> = Promise.resolve();
     choices: SessionChoices = {};
+    /** The MCP servers the client passed for this session; they end with it. */
+    private mcp: SessionMcpServers | undefined;
 
     constructor(private readonly context: AcpSessionContext, readonly cwd: string) {
         this.feature = new ChatFeature({
@@ -176,6 +180,22 @@ export class AcpChatSession {
         }
     }
 
+    /** The servers the client passed (session/new, or again with session/load): the ones before are stopped. */
+    async useMcpServers(servers: SessionMcpServers): Promise<void> {
+        const before = this.mcp;
+        this.mcp = servers;
+        await before?.close();
+    }
+
+    /** The tools of the client's MCP servers that are ready now. */
+    mcpTools(): AnyTool[] {
+        return this.mcp?.tools() ?? [];
+    }
+
+    get mcpServers(): SessionMcpServers | undefined {
+        return this.mcp;
+    }
+
     /** The client terminal a command of this session runs in; its view joins the call's. */
     terminalFor(tool: string, args: Record<string, unknown>): ITerminal {
         return new ClientTerminal(this.context.client, this.sessionId, terminalId => {
@@ -187,10 +207,15 @@ export class AcpChatSession {
     }
 
     async close(): Promise<void> {
-        await this.cancel().catch(() => undefined);
-        await this.feature.close(this.sessionId);
-        await this.feature.saved();
-        this.feature.dispose();
+        try {
+            await this.cancel().catch(() => undefined);
+            await this.feature.close(this.sessionId);
+            await this.feature.saved();
+            this.feature.dispose();
+        } finally {
+            // The servers' processes end with the session, whatever became of its chat.
+            await this.mcp?.close();
+        }
     }
 
     private turnOptions(): ChatTurnOptions {

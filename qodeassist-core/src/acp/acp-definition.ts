@@ -1,3 +1,4 @@
+import type { AcpGatewayBinding } from '../config/gateway-agents';
 import { redactSecrets } from '../wire/redaction';
 
 /**
@@ -15,6 +16,11 @@ export interface AcpAgentDefinition {
      * (its own key, e.g. `ANTHROPIC_API_KEY`): the user named them, so they pass whatever they hold.
      */
     env?: readonly string[];
+    /**
+     * How it is pointed at the gateway in gateway mode (the variables for the base URL, key and identity
+     * header, checked against an allowlist); absent: it cannot be, and gateway mode refuses to start it.
+     */
+    gateway?: AcpGatewayBinding;
     /** Where it runs; the first workspace root when absent. */
     cwd?: string;
     description?: string;

@@ -1,12 +1,13 @@
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import { ChildProcess, spawn } from 'node:child_process';
-import { childEnvironment, environmentValue } from '../tools/child-environment';
+import { childEnvironment } from '../tools/child-environment';
 import { killProcessTree } from '../tools/contained-process';
 import { containChildPath, locateProgram, programSearchFor } from '../tools/program-resolver';
 import { QodeAssistError } from '../wire/error-info';
 import { readNdjsonLines } from '../wire/ndjson-reader';
 import { PROCESS_SECRETS, redactSecrets } from '../wire/redaction';
 import { AcpAgentDefinition, AcpLimits } from './acp-definition';
+import { agentEnvironment } from './agent-environment';
 import { ByteTail } from './byte-tail';
 import { AcpAgentError, agentNotFoundError, AgentExit, malformedMessageError, messageTooLargeError } from './acp-errors';
 
@@ -20,7 +21,7 @@ const EXCERPT_CHARS = 120;
 export interface AgentProcessOptions {
     /** The workspace: the agent's program must lie outside it, and it runs in the first root by default. */
     workspaceRoots: readonly string[];
-    /** The environment scrubbed for the agent; the backend's own by default. */
+    /** The environment scrubbed for the agent; the backend's own by default. It also says whether gateway mode is on (QODEASSIST_GATEWAY_URL). */
     env?: Readonly<Record<string, string | undefined>>;
     /** Key values that never reach the agent (unless the user named their variable); every key this process resolved by default. */
     secrets?: () => readonly string[];
@@ -101,15 +102,10 @@ export class AgentProcess {
     static async start(definition: AcpAgentDefinition, options: AgentProcessOptions): Promise<AgentProcess> {
         const platform = options.platform ?? process.platform;
         const source = options.env ?? process.env;
-        const env = childEnvironment(source, { secrets: options.secrets?.() ?? PROCESS_SECRETS.list(), platform });
+        // In gateway mode an agent that cannot be pointed at the gateway is refused here, before anything runs.
+        const env = await agentEnvironment(definition, source, { secrets: options.secrets?.() ?? PROCESS_SECRETS.list(), platform });
         const program = await agentProgram(definition, env, options.workspaceRoots, platform);
         await containChildPath(env, programSearchFor(env, options.workspaceRoots, platform));
-        for (const name of definition.env ?? []) {
-            const value = environmentValue(source, name, platform);
-            if (value !== undefined && name.toUpperCase() !== 'PATH') {
-                env[name] = value;
-            }
-        }
         const child = spawn(program, [...definition.args ?? []], {
             cwd: definition.cwd ?? options.workspaceRoots[0], env, shell: false, windowsHide: true,
             detached: platform !== 'win32', stdio: ['pipe', 'pipe', 'pipe']

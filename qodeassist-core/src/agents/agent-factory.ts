@@ -307,7 +307,8 @@ function resolveAgent(
         return undefined;
     }
     const info = CLIENT_API_INFO[provider.instance.client_api];
-    const protocol = profile.endpoint === info.fimEndpoint && info.fimProtocol ? info.fimProtocol : info.chatProtocol;
+    const raw = profile.endpoint === info.fimEndpoint || (info.rawEndpoints ?? []).includes(profile.endpoint);
+    const protocol = raw && info.fimProtocol ? info.fimProtocol : info.chatProtocol;
     const model = modelOverrides[name] ?? profile.model;
 
     let systemPrompt: SandboxedTemplate;
@@ -338,7 +339,8 @@ function resolveAgent(
         contextWindow: profile.context_window, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
         match: { file: profile.match?.file ?? [], path: profile.match?.path ?? [], project: profile.match?.project ?? [] },
         limits: limitOverridesOfTable(profile.limits),
-        pipelines: profile.pipelines ?? [],
+        // "next-edit" reads better in an agent file; the roster's TOML key is next_edit.
+        pipelines: (profile.pipelines ?? []).map(pipeline => pipeline === 'next-edit' ? 'next_edit' : pipeline),
         profile: merged,
         renderSystemPrompt: () => renderSync(systemPrompt, { model, agent: agentFacts }).trim(),
         renderBody: ctx => body.render({
@@ -421,7 +423,7 @@ function reportTemplateError(error: unknown, report: (path: readonly (string | n
 function checkRosters(
     source: ConfigurationSource, agents: Map<string, ResolvedAgent>, abstractAgents: Set<string>, leftOut: ReadonlySet<string>, issues: ConfigIssue[]
 ): Record<Pipeline, string[]> {
-    const rosters: Record<Pipeline, string[]> = { completion: [], chat: [], compression: [], refactor: [] };
+    const rosters: Record<Pipeline, string[]> = { completion: [], chat: [], compression: [], refactor: [], next_edit: [] };
     for (const pipeline of PIPELINES) {
         const { agents: names, file } = source.rosters[pipeline];
         rosters[pipeline] = names.filter(name => {

@@ -135,8 +135,8 @@ export class ConfigurationService {
     }
 }
 
-/** Folders of `.qodeassist` that hold the user's data, not configuration: a chat saved or exported reloads nothing. */
-const DATA_FOLDERS: ReadonlySet<string> = new Set(['chats', 'exports']);
+/** Folders of `.qodeassist` that hold the user's data, not configuration: a chat saved or exported, or a fetched index cached, reloads nothing. */
+const DATA_FOLDERS: ReadonlySet<string> = new Set(['chats', 'exports', 'cache']);
 
 function isKeptOutsideConfiguration(name: string | Buffer | null): boolean {
     const first = name ? String(name).split(/[\\/]/)[0] : '';

@@ -34,7 +34,9 @@ const ROUTES: Record<string, { openai?: string; anthropic?: string }> = {
     'qwen-chat': { openai: '/v1/chat/completions' }, 'qwen-responses-chat': { openai: '/v1/responses' },
     'qwen3-coder-fim-chat': { openai: '/v1/chat/completions' },
     'responses-chat': { openai: '/v1/responses' }, 'responses-completion': { openai: '/v1/responses' },
-    'responses-compression': { openai: '/v1/responses' }, 'responses-refactor': { openai: '/v1/responses' }
+    'responses-compression': { openai: '/v1/responses' }, 'responses-refactor': { openai: '/v1/responses' },
+    'claude-next-edit': { anthropic: '/v1/messages' }, 'openai-next-edit': { openai: '/v1/chat/completions' }, 'ollama-next-edit': {},
+    'zeta-ollama': {}, 'zeta-llamacpp': {}
 };
 
 const ROOT = 'https://gateway.example';

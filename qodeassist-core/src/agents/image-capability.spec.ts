@@ -21,7 +21,9 @@ const BUNDLED_CHAT_AGENTS: Record<string, boolean> = {
     'lmstudio-chat': true, 'lmstudio-responses-chat': true, 'mistral-chat': true, 'openrouter-chat': true,
     'qwen-chat': true, 'qwen-responses-chat': true, 'qwen3-coder-fim-chat': false,
     // OpenAI Chat with plain string contents (openai/text-messages.njk): the servers take no content parts.
-    'deepseek-chat': false, 'deepseek-completion': false, 'llamacpp-chat': false
+    'deepseek-chat': false, 'deepseek-completion': false, 'llamacpp-chat': false,
+    // Next edit suggestions send code, never images.
+    'claude-next-edit': false, 'openai-next-edit': false, 'ollama-next-edit': false
 };
 
 describe('AgentFactory: which agents take images', () => {

@@ -22,6 +22,7 @@ import { redactSecrets } from '../wire/redaction';
 import { CHAT_MODES, ChatMode } from '../features/chat/plan-mode';
 import { benchChat, benchComplete, BenchHost, BenchOutcome, benchRefactor, benchToolSettings } from './bench-features';
 import { benchFimEval } from './fim-eval-command';
+import { benchNesDataset, benchNesEval } from './nes-eval-command';
 import { parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
@@ -48,6 +49,8 @@ Usage:
   qodeassist-bench complete --agent NAME --file PATH (--line L --column C | --cursor-marker MARK) [--json]
   qodeassist-bench refactor --agent NAME --file PATH --range L1:C1-L2:C2 --instruction TEXT [--json]
   qodeassist-bench fim-eval --dataset FILE [--agent NAME] [--limit N] [--out FILE] [--open-files-tokens N] [--json]
+  qodeassist-bench nes-eval --dataset FILE [--agent NAME] [--limit N] [--out FILE] [--json]
+  qodeassist-bench nes-dataset --file OLD --file NEW [--file OLD --file NEW]... --out FILE
 
 fim-eval runs each case of a JSONL dataset through the IDE's completion engine and prints exact match,
 edit similarity, pass@1 (cases with tests), p50/p95 latency and errors; --out writes one JSON line per case,
@@ -113,6 +116,8 @@ export async function runBench(argv: readonly string[], rawIo: BenchIo): Promise
             case 'complete': return await context.complete();
             case 'refactor': return await context.refactor();
             case 'fim-eval': return await context.fimEval();
+            case 'nes-eval': return await context.nesEval();
+            case 'nes-dataset': return context.nesDataset();
             default: throw new UsageError(`unknown command ${JSON.stringify(command)}`);
         }
     } catch (error) {
@@ -302,6 +307,31 @@ class BenchContext {
         return outcome === 'finished' ? EXIT.finished : outcome === 'cancelled' ? EXIT.cancelled : EXIT.failed;
     }
 
+    /** Next edit suggestions over a dataset of real edit sequences, scored; --timeout is per case. */
+    async nesEval(): Promise<number> {
+        const dataset = resolve(this.io.cwd, this.required('dataset'));
+        if (!existsSync(dataset)) {
+            throw new UsageError(`the --dataset file ${dataset} does not exist`);
+        }
+        const agent = this.values.agent === undefined ? undefined : this.agent().name;
+        const outcome = await benchNesEval(this.host(), {
+            dataset, agent, limit: this.count('limit', 1), out: this.values.out ? resolve(this.io.cwd, this.values.out) : undefined,
+            caseTimeoutMs: this.caseTimeoutMs(), onInterrupt: handler => this.io.onInterrupt(handler)
+        });
+        return outcome === 'finished' ? EXIT.finished : outcome === 'cancelled' ? EXIT.cancelled : EXIT.failed;
+    }
+
+    /** A nes-eval dataset cut from pairs of versions of files (real history: e.g. two published versions of a package). */
+    nesDataset(): number {
+        const files = (this.values.file ?? []).map(file => resolve(this.io.cwd, file));
+        const missing = files.find(file => !existsSync(file));
+        if (missing) {
+            throw new UsageError(`the --file ${missing} does not exist`);
+        }
+        benchNesDataset(this.host(), files, resolve(this.io.cwd, this.required('out')));
+        return EXIT.finished;
+    }
+
     private caseTimeoutMs(): number | undefined {
         const seconds = this.values.timeout;
         if (seconds !== undefined && !(Number(seconds) > 0)) {
@@ -394,7 +424,7 @@ class BenchContext {
         return agent;
     }
 
-    private required(option: 'agent' | 'message' | 'file' | 'instruction' | 'range' | 'dataset'): string {
+    private required(option: 'agent' | 'message' | 'file' | 'instruction' | 'range' | 'dataset' | 'out'): string {
         const value = option === 'file' ? this.values.file?.[0] : this.values[option];
         if (value === undefined || value === '') {
             throw new UsageError(`missing --${option}`);

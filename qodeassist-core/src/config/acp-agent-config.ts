@@ -4,6 +4,7 @@ import { ConfigFile, readToml, schemaIssues } from './config-file';
 import { ConfigIssue } from './config-issue';
 import { ConfigLayer, LayerName, readConfigFiles } from './config-layers';
 import { ConsentDetails, consentFingerprint } from './consent-registry';
+import { AcpGatewayBinding, AcpGatewaySchema } from './gateway-agents';
 
 /**
  * One external coding agent (Agent Client Protocol) as an `acp/*.toml` file of the bundled, user
@@ -22,6 +23,8 @@ export interface AcpAgentEntry {
     /** Names of the backend's environment variables the agent gets on top of the scrubbed set (e.g. its own API key). */
     env: readonly string[];
     description?: string;
+    /** How gateway mode points it at the gateway (the `[gateway]` table); absent: unavailable in gateway mode. */
+    gateway?: AcpGatewayBinding;
     /** How to install it, shown when its program is not found (e.g. `npm install -g @agentclientprotocol/claude-agent-acp`). */
     install?: string;
     /** Where to read about it. */
@@ -49,8 +52,10 @@ export const PROJECT_AGENT_SUFFIX = '@project';
  * in, and the names of the backend's variables it would receive (their values are the user's,
  * never shown). The fingerprint covers them all: editing any asks again.
  */
-export function acpConsentDetails(entry: Pick<AcpAgentEntry, 'name' | 'command' | 'args' | 'env' | 'file'>, workspace: string): ConsentDetails {
-    const shown = { command: entry.command, args: [...entry.args], cwd: workspace, envNames: [...entry.env] };
+export function acpConsentDetails(entry: Pick<AcpAgentEntry, 'name' | 'command' | 'args' | 'env' | 'file' | 'gateway'>, workspace: string): ConsentDetails {
+    // In gateway mode the gateway's key goes to the program through these: the user is shown them as well.
+    const gatewayNames = entry.gateway ? [entry.gateway.base_url, entry.gateway.key, ...entry.gateway.headers ? [entry.gateway.headers] : []].filter(name => !entry.env.includes(name)) : [];
+    const shown = { command: entry.command, args: [...entry.args], cwd: workspace, envNames: [...entry.env, ...gatewayNames] };
     return { kind: 'acp', name: entry.name, source: entry.file.label, ...shown, fingerprint: consentFingerprint('acp', shown) };
 }
 
@@ -66,7 +71,8 @@ export const AcpAgentFileSchema = z.strictObject({
     description: z.string().optional(),
     install: z.string().optional(),
     homepage: z.url().optional(),
-    enabled: z.boolean().default(true)
+    enabled: z.boolean().default(true),
+    gateway: AcpGatewaySchema.optional()
 });
 
 /**
@@ -87,7 +93,7 @@ export function loadAcpAgents(layers: readonly ConfigLayer[], issues: ConfigIssu
             }
             const result = AcpAgentFileSchema.safeParse(parsed.value);
             if (!result.success) {
-                issues.push(...schemaIssues(file, result.error, path => path.length === 0 ? Object.keys(AcpAgentFileSchema.shape) : []));
+                issues.push(...schemaIssues(file, result.error, path => path.length === 0 ? Object.keys(AcpAgentFileSchema.shape) : path[0] === 'gateway' ? ['api', 'base_url', 'key', 'headers'] : []));
                 continue;
             }
             const value = result.data;
@@ -101,7 +107,7 @@ export function loadAcpAgents(layers: readonly ConfigLayer[], issues: ConfigIssu
             const entry: AcpAgentEntry = {
                 name: id, declaredName: name, command: value.command, args: value.args, env: value.env, enabled: value.enabled, layer: layer.name, file,
                 ...(value.description ? { description: value.description } : {}), ...(value.install ? { install: value.install } : {}),
-                ...(value.homepage ? { homepage: value.homepage } : {})
+                ...(value.homepage ? { homepage: value.homepage } : {}), ...(value.gateway ? { gateway: value.gateway } : {})
             };
             // `<workspace>/.qodeassist/acp`: the agent runs in the workspace folder.
             agents.set(id, layer.name === 'project' ? { ...entry, consent: acpConsentDetails(entry, layer.workspace ?? dirname(dirname(layer.acpDir))) } : entry);

@@ -328,7 +328,7 @@ export function lineOf(merged: MergedAgent, fallback: ConfigFile, path: readonly
 /** The roster files of every layer; a later layer replaces the lists it names (a project's replacing another's is named in `overrides`). */
 function readRosters(layers: ConfigLayer[], issues: ConfigIssue[], overrides: ProjectOverride[]): Record<Pipeline, { agents: string[]; file?: ConfigFile }> {
     const rosters: Record<Pipeline, { agents: string[]; file?: ConfigFile }> = {
-        completion: { agents: [] }, chat: { agents: [] }, compression: { agents: [] }, refactor: { agents: [] }
+        completion: { agents: [] }, chat: { agents: [] }, compression: { agents: [] }, refactor: { agents: [] }, next_edit: { agents: [] }
     };
     const replaced = new Map<Pipeline, { agents: string[]; layer: LayerName; file: ConfigFile }>();
     const layerOf = new Map<ConfigFile, LayerName>();

@@ -19,8 +19,9 @@ export const McpAllowEntrySchema = z.union([
         env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'an env entry is a variable NAME, e.g. "GITHUB_TOKEN"' })).default([]),
         cwd: z.string().min(1).optional()
     }),
-    z.strictObject({ url: z.string().min(1) })
-], { error: 'an allowed_mcp_servers entry is a command line or URL ("npx -y @modelcontextprotocol/server-github"), or a table { command = "npx", args = […], env = ["GITHUB_TOKEN"], cwd = "/srv" }' });
+    // authorization_servers: the origins (besides the server's own) whose OAuth sign-in this server may use.
+    z.strictObject({ url: z.string().min(1), authorization_servers: z.array(z.url({ error: 'an authorization_servers entry is an origin, e.g. "https://github.com"' })).optional() })
+], { error: 'an allowed_mcp_servers entry is a command line or URL ("npx -y @modelcontextprotocol/server-github"), or a table { command = "npx", args = […], env = ["GITHUB_TOKEN"], cwd = "/srv" } or { url = "https://…", authorization_servers = ["https://github.com"] }' });
 
 export type McpAllowEntry = z.infer<typeof McpAllowEntrySchema>;
 

@@ -79,7 +79,7 @@ export const AgentFileSchema = z.strictObject({
     extends: z.string().optional(),
     abstract: z.boolean().optional(),
     /** Pickers that offer this agent besides its rosters' (e.g. ["chat"] for a user's own chat agent). */
-    pipelines: z.array(z.enum(['completion', 'chat', 'compression', 'refactor'])).optional(),
+    pipelines: z.array(z.enum(['completion', 'chat', 'compression', 'refactor', 'next_edit', 'next-edit'])).optional(),
     provider_instance: z.string().optional(),
     model: z.string().optional(),
     endpoint: z.string().optional(),
@@ -114,7 +114,7 @@ export const ConcreteAgentSchema = AgentFileSchema.extend({
     body: z.record(z.string(), z.unknown())
 });
 
-export const PIPELINES = ['completion', 'chat', 'compression', 'refactor'] as const;
+export const PIPELINES = ['completion', 'chat', 'compression', 'refactor', 'next_edit'] as const;
 export type Pipeline = typeof PIPELINES[number];
 
 const RosterEntrySchema = z.strictObject({ agents: z.array(z.string()) });
@@ -124,7 +124,9 @@ export const RostersFileSchema = z.strictObject({
     completion: RosterEntrySchema.optional(),
     chat: RosterEntrySchema.optional(),
     compression: RosterEntrySchema.optional(),
-    refactor: RosterEntrySchema.optional()
+    refactor: RosterEntrySchema.optional(),
+    /** Next edit suggestions (agents with `pipelines = ["next-edit"]`). */
+    next_edit: RosterEntrySchema.optional()
 });
 
 export const RoleSchema = z.strictObject({

@@ -1,4 +1,4 @@
-import { CtxBlock, CtxMessage, CtxTool, TemplateContext } from '../prompt/template-context';
+import { CtxBlock, CtxMessage, CtxTool, NextEditContext, TemplateContext } from '../prompt/template-context';
 import { describeAgentPlan, describeAgentToolCall } from './agent-activity';
 import { HistoryBlock, HistoryMessage } from './conversation-history';
 import { QodeAssistError } from '../wire/error-info';
@@ -30,6 +30,8 @@ export interface CompletionInput {
     /** Cross-file context for templates with a repository format (`ctx.repo_files`); each file is a manifest section. */
     repoFiles?: Array<{ path: string; content: string; source: string }>;
     repoName?: string;
+    /** Next edit suggestions' excerpt and recent edits (`ctx.next_edit`). */
+    nextEdit?: NextEditContext;
 }
 
 export interface BudgetSettings {
@@ -114,7 +116,8 @@ export class ContextAssembler {
         const toolChars = input.tools.reduce((sum, tool) => sum + tool.name.length + tool.description.length + JSON.stringify(tool.parameters).length, 0);
         manifest.tools.tokens = estimate(toolChars);
         const completionChars = (input.completion?.prefix.length ?? 0) + (input.completion?.suffix.length ?? 0)
-            + [...input.completion?.files ?? [], ...input.completion?.repoFiles ?? []].reduce((sum, file) => sum + file.content.length, 0);
+            + [...input.completion?.files ?? [], ...input.completion?.repoFiles ?? []].reduce((sum, file) => sum + file.content.length, 0)
+            + nextEditChars(input.completion?.nextEdit);
         for (const file of input.completion?.repoFiles ?? []) {
             manifest.sections.push({ name: `${file.source} ${file.path}`, tokens: estimate(file.path.length + file.content.length), placement: 'repo_files' });
         }
@@ -173,7 +176,8 @@ export class ContextAssembler {
                 prefix: input.completion.prefix, suffix: input.completion.suffix,
                 language: input.completion.language, file_path: input.completion.filePath,
                 ...(input.completion.repoFiles?.length ? { repo_files: input.completion.repoFiles, repo_name: input.completion.repoName } : {}),
-                file_info: formatFile({ activeFile: input.completion.filePath, language: input.completion.language })
+                file_info: formatFile({ activeFile: input.completion.filePath, language: input.completion.language }),
+                ...(input.completion.nextEdit ? { next_edit: input.completion.nextEdit } : {})
             } : {})
         };
         return { ctx, manifest, measured };
@@ -490,4 +494,8 @@ function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean):
         }
     }
     return -1;
+}
+
+function nextEditChars(input: NextEditContext | undefined): number {
+    return input ? input.events.length + input.before.length + input.after.length + input.region_before_cursor.length + input.region_after_cursor.length : 0;
 }

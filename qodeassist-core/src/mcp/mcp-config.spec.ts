@@ -37,6 +37,19 @@ describe('MCP configuration', () => {
         assert.match(issues[1].message, /mcpServers\.bad name: a server name uses letters/);
     });
 
+    it('an HTTP entry takes a pre-registered OAuth client ({client_id, client_secret, scope, authorization_server}) and nothing else in "oauth"', () => {
+        const file = join(root, 'oauth.json');
+        const oauth = { client_id: 'qa', client_secret: 's3cret-value', scope: 'repo', authorization_server: 'https://github.com/login/oauth' };
+        writeFileSync(file, JSON.stringify({ mcpServers: { github: { url: 'https://api.githubcopilot.com/mcp/', oauth } } }));
+        const read = loadMcpConfig({ user: file });
+        assert.deepEqual(read.issues, []);
+        assert.deepEqual((read.servers[0] as { oauth?: unknown }).oauth, oauth);
+        writeFileSync(file, JSON.stringify({ mcpServers: { github: { url: 'https://api.githubcopilot.com/mcp/', oauth: { client_id: 'qa', redirect_uri: 'https://evil.example/cb' } } } }));
+        const refused = loadMcpConfig({ user: file });
+        assert.deepEqual(refused.servers, []);
+        assert.match(refused.issues[0].message, /mcpServers\.github\.oauth: .*redirect_uri/);
+    });
+
     it('names remote tools mcp_<server>_<tool>, safe for every provider and at most 64 characters', () => {
         assert.equal(mcpToolName('git', 'log'), 'mcp_git_log');
         assert.equal(mcpToolName('my.server', 'read file'), 'mcp_my_server_read_file');

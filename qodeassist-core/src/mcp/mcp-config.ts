@@ -29,9 +29,20 @@ const stdioServer = z.object({
     timeouts: timeouts.optional()
 }).strict();
 
+/** A client registered beforehand with the server's authorization server (instead of dynamic registration). */
+const oauthClient = z.object({
+    client_id: z.string().min(1, 'oauth.client_id is empty'),
+    client_secret: z.string().min(1).optional(),
+    /** The scope asked for, when the server's metadata names none. */
+    scope: z.string().optional(),
+    /** The issuer the client was registered with; needed when it is not on the server's own origin. */
+    authorization_server: z.string().url('oauth.authorization_server is not a valid URL').optional()
+}).strict();
+
 const httpServer = z.object({
     url: z.string().url('the url is not a valid URL'),
     headers: z.record(z.string(), z.string()).optional(),
+    oauth: oauthClient.optional(),
     /** `http` (Streamable HTTP, the default) or `sse` (the legacy HTTP+SSE transport). */
     type: z.enum(['http', 'streamable-http', 'streamableHttp', 'sse']).optional(),
     disabled: z.boolean().optional(),
@@ -50,7 +61,10 @@ const mcpFile = z.object({
 
 export type McpServerConfig =
     | { name: string; source: string; transport: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string; disabled: boolean; timeouts: McpTimeouts }
-    | { name: string; source: string; transport: 'http' | 'sse'; url: string; headers: Record<string, string>; disabled: boolean; timeouts: McpTimeouts };
+    | { name: string; source: string; transport: 'http' | 'sse'; url: string; headers: Record<string, string>; oauth?: McpOAuthClientConfig; disabled: boolean; timeouts: McpTimeouts };
+
+/** `oauth` of an HTTP entry: a pre-registered OAuth client. */
+export type McpOAuthClientConfig = z.infer<typeof oauthClient>;
 
 /** A problem with an mcp.json file: which file, what is wrong, and how to fix it. Nothing in that file is used. */
 export interface McpConfigIssue {
@@ -99,7 +113,7 @@ export function loadMcpConfig(files: McpConfigFiles): { servers: McpServerConfig
             const issue = parsed.error.issues[0];
             issues.push({
                 file,
-                message: `${issue.path.join('.') || 'the file'}: ${issue.message}. Each server is {"command", "args", "env", "cwd"} (stdio) or {"url", "headers", "type": "http" | "sse"}.`
+                message: `${issue.path.join('.') || 'the file'}: ${issue.message}. Each server is {"command", "args", "env", "cwd"} (stdio) or {"url", "headers", "type": "http" | "sse", "oauth": {"client_id", "client_secret", "scope", "authorization_server"}}.`
             });
             continue;
         }
@@ -107,7 +121,8 @@ export function loadMcpConfig(files: McpConfigFiles): { servers: McpServerConfig
             const limits = { ...DEFAULT_MCP_TIMEOUTS, ...server.timeouts };
             byName.set(name, 'command' in server
                 ? { name, source: file, transport: 'stdio', command: server.command, args: server.args ?? [], env: server.env, cwd: server.cwd, disabled: server.disabled ?? false, timeouts: limits }
-                : { name, source: file, transport: server.type === 'sse' ? 'sse' : 'http', url: server.url, headers: server.headers ?? {}, disabled: server.disabled ?? false, timeouts: limits });
+                : { name, source: file, transport: server.type === 'sse' ? 'sse' : 'http', url: server.url, headers: server.headers ?? {}, ...(server.oauth ? { oauth: server.oauth } : {}),
+                    disabled: server.disabled ?? false, timeouts: limits });
         }
     }
     const policy = files.policy?.();

@@ -1,20 +1,27 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { existsSync, watch } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { z } from 'zod';
 import { Logger } from '../ports/logger';
 import { capHead } from '../tools/output-cap';
 import { AnyTool, ToolOutcome } from '../tools/tool';
-import { CancelledError } from '../wire/error-info';
+import { CancelledError, QodeAssistError } from '../wire/error-info';
 import { loadMcpConfig, McpConfigFiles, McpConfigIssue, McpServerConfig, mcpToolName } from './mcp-config';
 import { McpConsentDetails, mcpConsentDetails, McpConsentPolicy } from './mcp-consent';
+import { McpConfigWatcher } from './mcp-config-watcher';
+import { McpOAuth, McpServerAuth, McpSignInResult } from './mcp-oauth';
+import { McpSignInNeededError } from './mcp-oauth-rules';
+import { EMPTY_CATALOG, McpCatalog } from './mcp-catalog';
+import { McpHubFeatures } from './mcp-hub-features';
+import { McpElicitationPrompt } from './mcp-elicitation';
+import { McpRoots } from './mcp-roots';
+import { McpFeatureHost, McpServerFeatures } from './mcp-server-features';
+import { toolResultText } from './mcp-tool-result';
 
-/** `needs-consent`: a project server the user has not agreed to start (or whose entry changed since). */
-export type McpServerStatus = 'connecting' | 'ready' | 'failed' | 'disabled' | 'needs-consent';
+/** `needs-consent`: a project server the user has not agreed to start (or whose entry changed since); `needs-sign-in`: a 401 and no usable OAuth tokens. */
+export type McpServerStatus = 'connecting' | 'ready' | 'failed' | 'disabled' | 'needs-consent' | 'needs-sign-in';
 
 /** What the UI shows of one configured server. */
 export interface McpServerState {
@@ -24,11 +31,16 @@ export interface McpServerState {
     status: McpServerStatus;
     /** Tools offered, once ready. */
     tools: string[];
+    /** How many prompts and resources (templates included) it offers, once ready. */
+    prompts?: number;
+    resources?: number;
     /** Why it failed, and when the next attempt is. */
     error?: string;
     retryInMs?: number;
     /** What to show when asking, while the status is `needs-consent`. */
     consent?: McpConsentDetails;
+    /** An HTTP server's OAuth sign-in, when the hub has McpOAuth. */
+    auth?: McpServerAuth;
 }
 
 export interface McpHubOptions {
@@ -44,7 +56,15 @@ export interface McpHubOptions {
     consent?: McpConsentPolicy;
     /** Most characters of one tool result handed to the model; MAX_MCP_RESULT_CHARS when absent. */
     maxResultChars?: number;
+    /** The workspace folders, sent to servers as roots; `setRoots` changes them later. */
+    roots?: string[];
+    /** Where servers' questions (elicitation) are shown; without it each is declined. */
+    elicitation?: McpElicitationPrompt;
+    /** OAuth for HTTP servers (one for the backend's hubs); without it a 401 is a failure. */
+    oauth?: McpOAuth;
 }
+
+type HubOptions = Required<Pick<McpHubOptions, 'backoffMs' | 'maxBackoffMs'>> & McpHubOptions & { featureHost?: McpFeatureHost };
 
 /** Most characters of an MCP tool's result the model gets; the rest is counted in a note. */
 export const MAX_MCP_RESULT_CHARS = 50_000;
@@ -67,13 +87,16 @@ class ServerConnection {
     private retryTimer: NodeJS.Timeout | undefined;
     private closed = false;
     private generation = 0;
+    readonly features: McpServerFeatures;
 
     constructor(
         readonly config: McpServerConfig,
-        private readonly hub: { changed(): void; options: Required<Pick<McpHubOptions, 'backoffMs' | 'maxBackoffMs'>> & McpHubOptions },
+        private readonly hub: { changed(): void; options: HubOptions },
         /** Set while the user has not agreed to start this (project) server. */
         readonly consent?: McpConsentDetails
     ) {
+        const host = hub.options.featureHost ?? { roots: new McpRoots(hub.options.roots), elicitation: hub.options.elicitation, logger: hub.options.logger };
+        this.features = new McpServerFeatures(config.name, host, config.timeouts.listMs, client => this.listTools(client), () => hub.changed());
         if (config.disabled) {
             this.status = 'disabled';
         } else if (consent) {
@@ -96,17 +119,19 @@ class ServerConnection {
         this.status = 'connecting';
         this.error = undefined;
         this.hub.changed();
-        const client = new Client({ name: 'qodeassist', version: '0.1.0' });
+        const client = this.features.newClient();
         const transport = this.transport();
         try {
             await client.connect(transport, { timeout: this.config.timeouts.initializeMs });
             const listed = await client.listTools(undefined, { timeout: this.config.timeouts.listMs });
             if (this.closed || generation !== this.generation) {
+                this.features.closed(client);
                 await client.close();
                 return;
             }
             this.client = client;
-            this.tools = listed.tools.map(remote => ({ name: remote.name, tool: this.asTool(remote.name, remote.description ?? '', remote.inputSchema as Record<string, unknown>) }));
+            this.tools = this.remoteTools(listed.tools);
+            await this.features.connected(client);
             this.status = 'ready';
             this.failures = 0;
             // A server that goes away later is reconnected, with backoff.
@@ -117,21 +142,27 @@ class ServerConnection {
             };
             this.hub.changed();
         } catch (error) {
+            this.features.closed(client);
             await client.close().catch(() => undefined);
-            if (!this.closed && generation === this.generation) {
+            if (!this.closed && generation === this.generation && error instanceof McpSignInNeededError) {
+                this.status = 'needs-sign-in'; // No retry loop: only a sign-in (or Reconnect) changes anything.
+                this.hub.changed();
+            } else if (!this.closed && generation === this.generation) {
                 this.lost(describe(error));
             }
         }
     }
 
-    async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolOutcome> {
+    async call(tool: string, args: Record<string, unknown>, running: { chatId: string; requestId: string; signal?: AbortSignal }): Promise<ToolOutcome> {
+        const signal = running.signal;
         const client = this.client;
         if (!client || this.status !== 'ready') {
             return { isError: true, content: `The MCP server "${this.config.name}" is ${this.status}${this.error ? ` (${this.error})` : ''}; the tool could not run. Try again once it is ready.` };
         }
         try {
-            const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.config.timeouts.callMs, resetTimeoutOnProgress: true, signal });
-            return { content: this.bounded(resultText(result as { content?: unknown })), isError: result.isError === true };
+            const result = await this.features.track(running, () =>
+                client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.config.timeouts.callMs, resetTimeoutOnProgress: true, signal }));
+            return { content: this.bounded(toolResultText(result)), isError: result.isError === true };
         } catch (error) {
             if (signal?.aborted) {
                 throw new CancelledError();
@@ -158,8 +189,37 @@ class ServerConnection {
             // The server checks the arguments against its own schema; here they only need to be an object.
             parameters: z.record(z.string(), z.unknown()),
             inputSchema,
-            run: (args: Record<string, unknown>, context) => this.call(name, args, context.signal)
+            run: (args: Record<string, unknown>, context) => this.call(name, args, { chatId: context.chatId, requestId: String(context.requestId), signal: context.signal })
         };
+    }
+
+    /** The server said its tools changed: list them again (the connection stays). */
+    private async listTools(client: Client): Promise<void> {
+        try {
+            const listed = await client.listTools(undefined, { timeout: this.config.timeouts.listMs });
+            if (this.client === client) {
+                this.tools = this.remoteTools(listed.tools);
+            }
+        } catch (error) {
+            this.hub.options.logger?.log('warn', 'qodeassist.mcp', `MCP server ${this.config.name}: listing its changed tools failed: ${describe(error)}`);
+        }
+    }
+
+    private remoteTools(listed: Array<{ name: string; description?: string; inputSchema: unknown }>): RemoteTool[] {
+        return listed.map(remote => ({ name: remote.name, tool: this.asTool(remote.name, remote.description ?? '', remote.inputSchema as Record<string, unknown>) }));
+    }
+
+    /** What it offers besides tools while ready. */
+    get catalog(): McpCatalog {
+        return this.status === 'ready' ? this.features.catalog : EMPTY_CATALOG;
+    }
+
+    /** The connected client, for reading resources and getting prompts; a typed error while it is not ready. */
+    ready(): Client {
+        if (!this.client || this.status !== 'ready') {
+            throw new QodeAssistError({ category: 'Tool', message: `The MCP server "${this.config.name}" is ${this.status}${this.error ? ` (${this.error})` : ''}; try again once it is ready.` });
+        }
+        return this.client;
     }
 
     async close(): Promise<void> {
@@ -167,6 +227,9 @@ class ServerConnection {
         this.clearRetry();
         const client = this.client;
         this.client = undefined;
+        if (client) {
+            this.features.closed(client);
+        }
         await client?.close().catch(() => undefined);
     }
 
@@ -174,6 +237,9 @@ class ServerConnection {
         const client = this.client;
         this.client = undefined;
         this.tools = [];
+        if (client) {
+            this.features.closed(client);
+        }
         void client?.close().catch(() => undefined);
         if (this.closed) {
             return;
@@ -212,7 +278,8 @@ class ServerConnection {
         }
         const url = new URL(config.url);
         const requestInit = { headers: config.headers };
-        return config.transport === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+        const auth = this.hub.options.oauth?.connection(config);
+        return config.transport === 'sse' ? new SSEClientTransport(url, { requestInit, ...auth }) : new StreamableHTTPClientTransport(url, { requestInit, ...auth });
     }
 
     lastStderr = '';
@@ -230,18 +297,28 @@ export class McpHub {
     private connections = new Map<string, ServerConnection>();
     private issueList: McpConfigIssue[] = [];
     private readonly listeners = new Set<() => void>();
-    private readonly watchers: Array<{ close(): void }> = [];
-    private reloadTimer: NodeJS.Timeout | undefined;
-    readonly options: Required<Pick<McpHubOptions, 'backoffMs' | 'maxBackoffMs' | 'reloadDelayMs'>> & McpHubOptions;
+    private readonly watcher: McpConfigWatcher;
+    private stopOAuth: (() => void) | undefined;
+    readonly options: Required<Pick<McpHubOptions, 'backoffMs' | 'maxBackoffMs' | 'reloadDelayMs'>> & HubOptions & { featureHost: McpFeatureHost };
+    /** Resources, prompts, roots and servers' questions, across the ready servers. */
+    readonly features: McpHubFeatures;
 
     constructor(private files: McpConfigFiles, options: McpHubOptions = {}) {
-        this.options = { backoffMs: 1_000, maxBackoffMs: 60_000, reloadDelayMs: 200, ...options };
+        const featureHost = { roots: new McpRoots(options.roots), elicitation: options.elicitation, logger: options.logger };
+        this.options = { backoffMs: 1_000, maxBackoffMs: 60_000, reloadDelayMs: 200, ...options, featureHost };
+        this.features = new McpHubFeatures(() => this.connections.values(), featureHost);
+        this.watcher = new McpConfigWatcher(() => this.reload(), this.options.reloadDelayMs);
     }
 
     /** Loads the files, connects, and watches the files' folders for changes. */
     start(): this {
         this.reload();
-        this.watchFiles();
+        this.watcher.watchFiles(this.files);
+        // A sign-in or sign-out (from any window) reconnects that server here too.
+        this.stopOAuth = this.options.oauth?.onDidChange(event => {
+            const connection = this.connections.get(event.server);
+            return connection?.config.transport !== 'stdio' && connection?.config.url === event.url && event.kind !== 'changed' ? void connection.connect() : this.changed();
+        });
         return this;
     }
 
@@ -251,11 +328,8 @@ export class McpHub {
             return;
         }
         this.files = files;
-        for (const watcher of this.watchers.splice(0)) {
-            watcher.close();
-        }
         this.reload();
-        this.watchFiles();
+        this.watcher.watchFiles(files);
     }
 
     /**
@@ -281,10 +355,25 @@ export class McpHub {
         return [...this.connections.values()].map(connection => ({
             name: connection.config.name, source: connection.config.source, transport: connection.config.transport, status: connection.status,
             tools: connection.tools.map(tool => tool.name),
+            ...(connection.status === 'ready' ? { prompts: connection.catalog.prompts.length, resources: connection.catalog.resources.length + connection.catalog.templates.length } : {}),
             ...(connection.error ? { error: connection.lastStderr ? `${connection.error}; its last output: ${connection.lastStderr.trim()}` : connection.error } : {}),
             ...(connection.retryInMs !== undefined ? { retryInMs: connection.retryInMs } : {}),
-            ...(connection.consent ? { consent: connection.consent } : {})
+            ...(connection.consent ? { consent: connection.consent } : {}),
+            ...(connection.config.transport !== 'stdio' && this.options.oauth ? { auth: this.options.oauth.state(connection.config) } : {})
         }));
+    }
+
+    /** Starts the OAuth sign-in of a configured HTTP server (the managed policy allowed it, or it would not be here). */
+    async signIn(name: string, callbackUrl: string): Promise<McpSignInResult> {
+        const config = this.connections.get(name)?.config;
+        return this.options.oauth && config && config.transport !== 'stdio' && !config.disabled ? this.options.oauth.signIn(config, callbackUrl)
+            : { status: 'failed', step: 'discovery', message: `no HTTP MCP server "${name}" runs here to sign in to` };
+    }
+
+    /** Removes a server's OAuth tokens and client; it reconnects, and then asks for a sign-in. */
+    async signOut(name: string): Promise<void> {
+        const config = this.connections.get(name)?.config;
+        await (this.options.oauth && config && config.transport !== 'stdio' ? this.options.oauth.signOut(config) : undefined);
     }
 
     /** Called whenever a server's state or the configuration changes. */
@@ -316,12 +405,8 @@ export class McpHub {
     }
 
     async dispose(): Promise<void> {
-        if (this.reloadTimer) {
-            clearTimeout(this.reloadTimer);
-        }
-        for (const watcher of this.watchers.splice(0)) {
-            watcher.close();
-        }
+        this.stopOAuth?.();
+        this.watcher.close();
         const closing = [...this.connections.values()].map(connection => connection.close());
         this.connections.clear();
         this.listeners.clear();
@@ -362,50 +447,25 @@ export class McpHub {
         return this.options.consent?.isGranted(details.fingerprint) ? undefined : details;
     }
 
-    private watchFiles(): void {
-        for (const file of [this.files.user, this.files.project]) {
-            if (file) {
-                this.watch(file);
-            }
-        }
-    }
-
-    /** Watches the file's folder; while that folder does not exist yet, its parent, until it appears. */
-    private watch(file: string): void {
-        const folder = dirname(file);
-        const watched = existsSync(folder) ? folder : dirname(folder);
-        if (!existsSync(watched)) {
-            return; // Neither the folder nor its parent: nothing to watch (a workspace that is gone).
-        }
-        const watcher = watch(watched, (_event, name) => {
-            if (watched === folder) {
-                if (name === null || name.toString() === basename(file)) {
-                    this.scheduleReload();
-                }
-            } else if (existsSync(folder)) {
-                // The folder appeared: watch it from now on, and read what it may already hold.
-                handle.close();
-                this.watchers.splice(this.watchers.indexOf(handle), 1);
-                this.watch(file);
-                this.scheduleReload();
-            }
-        });
-        watcher.on('error', () => watcher.close());
-        const handle = { close: () => watcher.close() };
-        this.watchers.push(handle);
-    }
-
-    private scheduleReload(): void {
-        if (this.reloadTimer) {
-            clearTimeout(this.reloadTimer);
-        }
-        this.reloadTimer = setTimeout(() => this.reload(), this.options.reloadDelayMs);
-    }
-
     private changed(): void {
         for (const listener of [...this.listeners]) {
             listener();
         }
+    }
+
+    // --- Servers given as a list (an ACP client's session/new servers) rather than read from files ---
+
+    /**
+     * A hub of exactly these servers, connected now: no file is read or watched (do not call
+     * `start` or `setFiles`, which would replace them with the files'). The caller has checked
+     * them against the managed policy and has the user's consent; `dispose` stops them.
+     */
+    static ofServers(servers: readonly McpServerConfig[], options: McpHubOptions = {}): McpHub {
+        const hub = new McpHub({}, options);
+        for (const config of servers) {
+            hub.connections.set(config.name, new ServerConnection(config, { changed: () => hub.changed(), options: hub.options }));
+        }
+        return hub;
     }
 }
 
@@ -421,26 +481,4 @@ function describe(error: unknown): string {
 function isApplicationError(error: unknown): boolean {
     const code = (error as { code?: unknown }).code;
     return typeof code === 'number' && code !== -32001 && code !== -32000;
-}
-
-/** A tool result as the model reads it: text parts as they are, other parts described. */
-function resultText(result: { content?: unknown; structuredContent?: unknown; toolResult?: unknown }): string {
-    const parts = Array.isArray(result.content) ? result.content as Array<Record<string, unknown>> : [];
-    const texts = parts.map(part => {
-        switch (part.type) {
-            case 'text': return String(part.text ?? '');
-            case 'image': return `[image ${String(part.mimeType ?? '')}, ${String(part.data ?? '').length} base64 characters]`;
-            case 'audio': return `[audio ${String(part.mimeType ?? '')}]`;
-            case 'resource': {
-                const resource = part.resource as Record<string, unknown> | undefined;
-                return typeof resource?.text === 'string' ? resource.text : `[resource ${String(resource?.uri ?? '')}]`;
-            }
-            case 'resource_link': return `[resource link ${String(part.uri ?? '')}${part.name ? ` (${String(part.name)})` : ''}]`;
-            default: return JSON.stringify(part);
-        }
-    });
-    if (texts.length === 0 && (result.structuredContent ?? result.toolResult) !== undefined) {
-        return JSON.stringify(result.structuredContent ?? result.toolResult);
-    }
-    return texts.join('\n');
 }

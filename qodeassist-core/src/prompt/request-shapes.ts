@@ -29,7 +29,11 @@ export const REQUEST_SHAPES: Readonly<Record<WireProtocolName, z.ZodType>> = {
     'ollama-chat': z.looseObject({ model: z.string().min(1), stream: z.literal(true), messages: z.array(z.looseObject({ role: role(['system', 'user', 'assistant', 'tool']), content: z.string() })).min(1) }),
     'ollama-generate': z.looseObject({ model: z.string().min(1), stream: z.literal(true), prompt: z.string() }),
     'mistral-fim': z.looseObject({ model: z.string().min(1), stream: z.literal(true), prompt: z.string() }),
-    'llamacpp-infill': z.looseObject({ stream: z.literal(true), input_prefix: z.string(), input_suffix: z.string() }),
+    // /infill takes the code around the cursor; /completion (same stream) a raw prompt.
+    'llamacpp-infill': z.union([
+        z.looseObject({ stream: z.literal(true), input_prefix: z.string(), input_suffix: z.string() }),
+        z.looseObject({ stream: z.literal(true), prompt: z.string() })
+    ]),
     'theia-language-model': z.looseObject({
         model: z.string().min(1),
         messages: z.array(z.looseObject({ actor: role(['system', 'user', 'ai']), type: role(['text', 'thinking', 'tool_use', 'tool_result', 'image']) })).min(1),

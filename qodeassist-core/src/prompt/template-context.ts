@@ -24,6 +24,23 @@ export interface CtxTool {
     parameters: Record<string, unknown>;
 }
 
+/**
+ * What a next-edit template renders: the user's recent edits as unified-diff hunks, and the excerpt
+ * around the cursor, cut into read-only context and the region the model may rewrite.
+ */
+export interface NextEditContext {
+    /** Unified-diff hunks of the recent edits in this file; empty when none. */
+    events: string;
+    /** Read-only lines above the region (ending with a line break when not empty) and below it. */
+    before: string;
+    after: string;
+    /** The editable region, cut at the cursor. */
+    region_before_cursor: string;
+    region_after_cursor: string;
+    /** The excerpt starts at the file's first line. */
+    start_of_file: boolean;
+}
+
 export interface TemplateContext {
     system_prompt: string;
     history: CtxMessage[];
@@ -44,6 +61,8 @@ export interface TemplateContext {
     file_path?: string;
     /** The active-file line of the environment block (`formatFile`): `Active file: <file_path> (<language>)`. */
     file_info?: string;
+    /** Next edit suggestions: the recent edits and the editable region around the cursor (`next_edit` agents). */
+    next_edit?: NextEditContext;
     /** A request's own thinking switch (the refactor's toggle); it wins over the agent's `enable_thinking` in `agent.enable_thinking`. */
     thinking?: boolean;
 }
@@ -109,6 +128,14 @@ export function syntheticContext(): TemplateContext {
         ],
         language: 'typescript',
         file_path: 'src/math.ts',
-        file_info: formatFile({ activeFile: 'src/math.ts', language: 'typescript' })
+        file_info: formatFile({ activeFile: 'src/math.ts', language: 'typescript' }),
+        next_edit: {
+            events: '--- a/src/math.ts\n+++ b/src/math.ts\n@@ -1,2 +1,2 @@\n-function add(a: number, b: number) {\n+function add(left: number, b: number) {\n     return a + b;\n',
+            before: '',
+            region_before_cursor: 'function add(left',
+            region_after_cursor: ': number, b: number) {\n    return a + b;\n}',
+            after: '',
+            start_of_file: true
+        }
     };
 }

@@ -35,8 +35,8 @@ export interface RuntimeOptions {
     logger?: Logger;
     /** More session services (e.g. the user's limit overrides), the same for every session of this host. */
     sessionServices?: Omit<Partial<SessionServices>, 'assembler' | 'estimator' | 'logger' | 'hostModels' | 'tools'>;
-    /** More tools for a workspace, asked for at every request (the MCP hub's). */
-    extraTools?(workspace: string): () => readonly AnyTool[];
+    /** More tools for a workspace (and the chat or refactor `ownerId` they are for), asked for at every request (the MCP hub's). */
+    extraTools?(workspace: string, ownerId: string): () => readonly AnyTool[];
     /** How an agent becomes ready to send; the bench points it at another URL. Default: its own URL and key. */
     resolveAgent?(agent: ResolvedAgent, secrets: SecretsStore): Promise<SessionAgent>;
     /** The user's home, for the user's skill folders; default the process's. */
@@ -140,7 +140,7 @@ export class QodeAssistRuntime {
     /** The tools of one chat or refactor: the built-in ones confined to its workspace, plus the host's extra tools. */
     toolKit(request: Omit<ToolKitRequest, 'extraTools'>): ToolKitExecutor {
         // The administrator's ceiling holds for every tool kit: the chat's, the refactor's, Theia AI's, the MCP server's.
-        return createToolKit({ ...request, policy: request.policy ?? environmentPolicy(), extraTools: this.options.extraTools?.(request.workspace) });
+        return createToolKit({ ...request, policy: request.policy ?? environmentPolicy(), extraTools: this.options.extraTools?.(request.workspace, request.ownerId) });
     }
 
     /** The environment block's facts for a request; the workspace's git branch is read again at most every few seconds. */

@@ -17,6 +17,8 @@ export interface ClientApiInfo {
     defaultUrl?: string;
     chatEndpoint: string;
     fimEndpoint?: string;
+    /** Other endpoints that take a raw prompt and stream like the FIM endpoint (llama.cpp's /completion: Zeta's next-edit format). */
+    rawEndpoints?: readonly string[];
     models?: {
         endpoint: string;
         format: ModelListFormat;
@@ -40,7 +42,7 @@ export const CLIENT_API_INFO: Readonly<Record<ClientApi, ClientApiInfo>> = {
     ollama_openai: { chatProtocol: 'openai-chat', defaultUrl: 'http://localhost:11434/v1', chatEndpoint: '/chat/completions', models: openAIModels, auth: 'bearer' },
     llamacpp: {
         chatProtocol: 'openai-chat', fimProtocol: 'llamacpp-infill', defaultUrl: 'http://localhost:8080',
-        chatEndpoint: '/v1/chat/completions', fimEndpoint: '/infill', models: { endpoint: '/v1/models', format: 'openai' }, auth: 'bearer'
+        chatEndpoint: '/v1/chat/completions', fimEndpoint: '/infill', rawEndpoints: ['/completion'], models: { endpoint: '/v1/models', format: 'openai' }, auth: 'bearer'
     },
     lmstudio: { chatProtocol: 'openai-chat', defaultUrl: 'http://localhost:1234/v1', chatEndpoint: '/chat/completions', models: openAIModels, auth: 'bearer' },
     lmstudio_responses: { chatProtocol: 'openai-responses', defaultUrl: 'http://localhost:1234/v1', chatEndpoint: '/responses', models: openAIModels, auth: 'bearer' },

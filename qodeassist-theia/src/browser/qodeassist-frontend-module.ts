@@ -8,11 +8,13 @@ import { QODEASSIST_CHAT_PATH, QodeAssistChatService } from '../common/chat-prot
 import { QODEASSIST_COMPLETION_PATH, QodeAssistCompletionService } from '../common/completion-protocol';
 import { QODEASSIST_CONFIG_PATH, QodeAssistConfigService } from '../common/config-protocol';
 import { QODEASSIST_MCP_PATH, QodeAssistMcpService } from '../common/mcp-protocol';
+import { QODEASSIST_MCP_FEATURES_PATH, QodeAssistMcpFeaturesService } from '../common/mcp-features-protocol';
 import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorService } from '../common/refactor-protocol';
 import { CompletionContextCollector } from './completion/completion-context-collector';
 import { CompletionFiguresRecorder } from './completion/completion-figures-recorder';
 import { CompletionStatus } from './completion/completion-status';
 import { InlineCompletionContribution } from './completion/inline-completion-contribution';
+import { NextEditContribution } from './completion/next-edit-contribution';
 import { ChatComposer } from './chat/chat-composer';
 import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
@@ -21,6 +23,8 @@ import { ConfigurationContribution } from './config/configuration-contribution';
 import { BackendConnection, createBackendConnection } from './connection/backend-connection';
 import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-widget';
 import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
+import { McpElicitations } from './mcp/mcp-elicitations';
+import { McpFeaturesContribution } from './mcp/mcp-features-contribution';
 import { bindQodeAssistPreferences } from './qodeassist-preferences';
 import { QodeAssistSwitch } from './qodeassist-switch';
 import { LogClientImpl, LogContribution } from './log-contribution';
@@ -35,6 +39,8 @@ import { WorkspaceRestrictionContribution } from '@theia/workspace/lib/browser/w
 import { QODEASSIST_LANGUAGE_MODELS_PATH, QODEASSIST_THEIA_TOOLS_PATH, QodeAssistLanguageModelsService, QodeAssistTheiaToolsService } from '../common/theia-tools-protocol';
 import '../../src/browser/style/qodeassist.css';
 import '../../src/browser/style/chat-rewind.css';
+import '../../src/browser/style/mcp-elicitation.css';
+import '../../src/browser/style/next-edit.css';
 
 export default new ContainerModule(bind => {
     bindQodeAssistPreferences(bind);
@@ -78,6 +84,13 @@ export default new ContainerModule(bind => {
     for (const contribution of [FrontendApplicationContribution, CommandContribution]) {
         bind(contribution).toService(McpContribution);
     }
+    // MCP resources (@), prompts (/), roots and the servers' questions shown in the chat.
+    bind(McpElicitations).toSelf().inSingletonScope();
+    bind(QodeAssistMcpFeaturesService).toDynamicValue(ctx =>
+        ServiceConnectionProvider.createProxy<QodeAssistMcpFeaturesService>(ctx.container, QODEASSIST_MCP_FEATURES_PATH, ctx.container.get(McpElicitations))
+    ).inSingletonScope();
+    bind(McpFeaturesContribution).toSelf().inSingletonScope();
+    bind(FrontendApplicationContribution).toService(McpFeaturesContribution);
 
     bind(ConfigClientImpl).toSelf().inSingletonScope();
     // The project layer is read only in a trusted workspace; this tells the backend and shows what waits for trust.
@@ -120,5 +133,9 @@ export default new ContainerModule(bind => {
     bind(InlineCompletionContribution).toSelf().inSingletonScope();
     for (const contribution of [FrontendApplicationContribution, CommandContribution, KeybindingContribution]) {
         bind(contribution).toService(InlineCompletionContribution);
+    }
+    bind(NextEditContribution).toSelf().inSingletonScope();
+    for (const contribution of [FrontendApplicationContribution, CommandContribution, KeybindingContribution]) {
+        bind(contribution).toService(NextEditContribution);
     }
 });

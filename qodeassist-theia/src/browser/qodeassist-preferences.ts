@@ -86,7 +86,7 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
         },
         'qodeassist.completion.adaptiveDebounce': {
             type: 'boolean', default: true,
-            description: 'Follow your typing rhythm: the pause is 1.5 × your 75th-percentile gap between keys, within 100–600 ms, and a fresh line or `{ ( , = [ ; :` asks after your usual gap (at most 150 ms). Off: debounceMs, and those contexts ask at once.'
+            description: 'Follow your typing rhythm: the pause is 1.5 × your 75th-percentile gap between keys, within 100–600 ms, and a fresh line or `{ ( , = [ ; :` asks once your typing paused (2 × your median gap, at least 60 ms). No context asks inside a burst of typing. Off: debounceMs, and those contexts still wait for the pause (at most debounceMs).'
         },
         'qodeassist.completion.trigger': {
             type: 'string', enum: ['automatic', 'hint'], default: 'automatic',
@@ -136,6 +136,18 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'string', enum: ['auto', 'single', 'multi'], default: 'auto',
             description: 'auto: one line when the cursor is inside a line, several otherwise.'
         },
+        'qodeassist.nextEdit.enabled': {
+            type: 'boolean', default: false,
+            description: 'Next edit suggestions: after an edit pauses, the recent edits and the code around the cursor go to the [next_edit] roster\'s agent, and the edit it predicts is shown where it applies (Tab jumps there, Tab again applies, Esc dismisses). Off by default: each pause sends a request as large as the region.'
+        },
+        'qodeassist.nextEdit.debounceMs': {
+            type: 'number', default: 600, minimum: 100, maximum: 10000,
+            description: 'Pause after an edit before a next edit is asked for, in milliseconds.'
+        },
+        'qodeassist.nextEdit.disabledLanguages': {
+            type: 'array', items: { type: 'string' }, default: [],
+            description: 'Language ids without next edit suggestions, e.g. ["markdown", "plaintext"].'
+        },
         'qodeassist.chat.autoCompressPercent': {
             type: 'number', default: 0, minimum: 0, maximum: 100,
             description: 'Summarize the chat automatically before a send that would fill more than this percentage of the agent\'s context. 0: never; the Summarize button is always there.'
@@ -180,6 +192,10 @@ export const QodeAssistPreferenceSchema: PreferenceSchema = {
             type: 'boolean', default: true,
             description: `In a trusted workspace, put the repository's ${files} into the chat's prompt (${kind} rules files). Read again at every send.`
         }])),
+        'qodeassist.acp.registryUrl': {
+            type: 'string', default: 'https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json',
+            description: 'The ACP registry whose agents the configuration view offers (https, or http on this machine). Asked with a short timeout when the view opens; empty, or unreachable: the snapshot bundled with QodeAssist (or the last index fetched).'
+        },
         'qodeassist.logging.level': {
             type: 'string', enum: ['off', 'error', 'warn', 'info', 'debug'], default: 'warn',
             description: 'What the QodeAssist output channel shows: failures (warn), every request with its agent and size (info), or also each manifest and request body (debug). Keys are always redacted.'
@@ -306,6 +322,9 @@ export interface QodeAssistConfiguration {
     'qodeassist.completion.disabledLanguages': string[];
     'qodeassist.completion.prose': 'drop' | 'comment';
     'qodeassist.completion.lines': 'auto' | 'single' | 'multi';
+    'qodeassist.nextEdit.enabled': boolean;
+    'qodeassist.nextEdit.debounceMs': number;
+    'qodeassist.nextEdit.disabledLanguages': string[];
     'qodeassist.refactor.agent': string;
     'qodeassist.refactor.tools': boolean;
     'qodeassist.refactor.thinking': boolean;
@@ -315,6 +334,7 @@ export interface QodeAssistConfiguration {
     'qodeassist.mcp.server.host': string;
     'qodeassist.mcp.server.allowedOrigins': string[];
     'qodeassist.logging.level': QodeAssistLogLevel;
+    'qodeassist.acp.registryUrl': string;
     'qodeassist.skills.enabled': boolean;
     'qodeassist.skills.folders': string[];
     'qodeassist.limits.connectSeconds': number;

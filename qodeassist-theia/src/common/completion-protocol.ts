@@ -70,7 +70,7 @@ export interface CompletionAnswer {
 
 export const QodeAssistCompletionService = Symbol('QodeAssistCompletionService');
 
-export interface QodeAssistCompletionService {
+export interface QodeAssistCompletionService extends QodeAssistNextEditService {
     complete(query: CompletionQuery): Promise<CompletionAnswer>;
     /** Cancels the query with this id if it is still under way. */
     cancel(id: number): Promise<void>;
@@ -80,4 +80,39 @@ export interface QodeAssistCompletionService {
 export interface QodeAssistCompletionClient {
     /** `starting Ollama…` while a completion of this window waits for a server QodeAssist starts, then how that start ended. */
     onLaunchStatus(status: LaunchStatus): void;
+}
+
+/** One ask for a next edit suggestion after an edit paused (qodeassist.nextEdit.*). */
+export interface NextEditQuery extends DocumentQuery {
+    /** Increases with every query of a frontend: a cancel names the one it means. */
+    id: number;
+    offset: number;
+    /** The document before the recent edits: the edits go to the model as its diff to `text`. */
+    previous: string;
+    /** The editor's version of `text`: the answer is for it and stale for any other. */
+    version: number;
+    useGitignore: boolean;
+}
+
+/** The next edit, as replacements in the queried text; errors are data, as for completions. */
+export interface NextEditAnswer {
+    /** Offsets into the queried text, in document order; empty when there is no edit to suggest. */
+    edits: Array<{ offset: number; length: number; text: string }>;
+    version: number;
+    /** The region the model could rewrite and its text then (offsets into the queried text). */
+    regionStart?: number;
+    regionEnd?: number;
+    regionText?: string;
+    agent?: string;
+    cancelled?: boolean;
+    /** Not asked at all, and why (an ignored file, a file too large…). */
+    skipped?: string;
+    error?: ErrorInfo;
+    elapsedMs: number;
+}
+
+/** Next edit suggestions live beside completion (same connection, same trust, ignore and size rules). */
+export interface QodeAssistNextEditService {
+    nextEdit(query: NextEditQuery): Promise<NextEditAnswer>;
+    cancelNextEdit(id: number): Promise<void>;
 }

@@ -18,9 +18,40 @@ export interface ExternalAgentSummary {
     installedAt?: string;
     /** Why it cannot start now, with how to install it. */
     problem?: string;
+    /** Gateway mode, and it cannot be pointed at the gateway (`problem` says why): shown as unavailable, not as missing. */
+    unavailableInGateway?: boolean;
     homepage?: string;
     /** A project's agent (`<name>@project`) waiting for the user's consent: what to show before allowing it. */
     consent?: ConsentDetails;
+}
+
+/** An agent of the ACP registry as the configuration view offers it (see AcpRegistryOffer in core). */
+export interface RegistryAgentSummary {
+    id: string;
+    name: string;
+    version?: string;
+    description?: string;
+    repository?: string;
+    distribution: 'npx' | 'uvx' | 'binary';
+    /** What the user can copy: the command line (npx, uvx) or the archive's URL (binary). */
+    installCommand: string;
+    installNote: string;
+    /** Set when it is listed but cannot be added here, with why. */
+    notOffered?: string;
+}
+
+/** The ACP registry's agents not yet configured, and where the list comes from. */
+export interface RegistryAgentsState {
+    source: 'registry' | 'cache' | 'snapshot';
+    /** The snapshot's date, or when the index was fetched. */
+    date: string;
+    /** "offline: showing the bundled snapshot from …" when the registry's own index is not shown. */
+    notice?: string;
+    agents: RegistryAgentSummary[];
+    /** Entries the index holds that could not be read (each skipped), with why. */
+    problems: Array<{ id?: string; message: string }>;
+    /** No user folder to add an agent to (the state dir is refused): why. */
+    cannotAdd?: string;
 }
 
 export const QODEASSIST_CONFIG_PATH = '/services/qodeassist/config';
@@ -189,6 +220,14 @@ export interface QodeAssistConfigService extends RpcServer<QodeAssistConfigClien
      * `fingerprint` is that of its entry as the file says now; false otherwise (nothing recorded).
      */
     grantExternalAgentConsent(workspacePath: string | undefined, name: string, fingerprint: string): Promise<boolean>;
+    /**
+     * The ACP registry's agents not already configured: from `registryUrl` (the user's
+     * qodeassist.acp.registryUrl; empty: not asked) when it answers, else the last index fetched,
+     * else the bundled snapshot. `refresh` asks the registry again now.
+     */
+    registryAgents(workspacePath: string | undefined, registryUrl: string | undefined, refresh?: boolean): Promise<RegistryAgentsState>;
+    /** Writes the registry agent `id` as the user's `acp/<id>.toml` (never the workspace's; never over an existing file); returns the file. */
+    addRegistryAgent(workspacePath: string | undefined, registryUrl: string | undefined, id: string): Promise<string>;
     /** Stores a key in the user's secrets file (owner-only); returns a note when an environment variable overrides it. */
     setKey(ref: string, value: string): Promise<string | undefined>;
     clearKey(ref: string): Promise<void>;

@@ -1,9 +1,12 @@
-import type { McpConfigIssue, McpConsentDetails, McpServerState, McpToolPrompt, PermissionAnswer } from '@qodeassist/core';
+import type { McpConfigIssue, McpConsentDetails, McpServerState, McpSignInResult, McpToolPrompt, PermissionAnswer } from '@qodeassist/core';
 import { RpcServer } from '@theia/core/lib/common/messaging/proxy-factory';
 import { ChatToolSettings } from './chat-protocol';
 import { ToolHostClient } from './tool-host-protocol';
 
-export type { McpConfigIssue, McpConsentDetails, McpServerState, McpToolPrompt };
+export type { McpConfigIssue, McpConsentDetails, McpServerState, McpSignInResult, McpToolPrompt };
+
+/** The backend route the authorization server sends the browser back to, below the URL the browser uses for the IDE (core's MCP_OAUTH_CALLBACK_PATH). */
+export const QODEASSIST_MCP_OAUTH_CALLBACK = '/qodeassist/mcp/oauth/callback';
 
 export const QODEASSIST_MCP_PATH = '/services/qodeassist/mcp';
 
@@ -49,6 +52,14 @@ export interface QodeAssistMcpService extends RpcServer<QodeAssistMcpClient> {
      * fingerprint (the backend recomputes it); false otherwise, and the UI asks again.
      */
     grantServerConsent(workspacePath: string | undefined, server: string, fingerprint: string): Promise<boolean>;
+    /**
+     * Starts the OAuth sign-in of an HTTP server: `callbackUrl` is this window's address (origin
+     * and path prefix, as the browser reaches the backend) plus QODEASSIST_MCP_OAUTH_CALLBACK.
+     * The answer is the page to open in the browser, or the step that failed.
+     */
+    signIn(workspacePath: string | undefined, server: string, callbackUrl: string): Promise<McpSignInResult>;
+    /** Removes the server's tokens and registered client. */
+    signOut(workspacePath: string | undefined, server: string): Promise<void>;
 }
 
 export interface QodeAssistMcpClient extends ToolHostClient {

@@ -3,7 +3,8 @@ import {
     workspaceAccess
 } from '@qodeassist/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
-import { CompletionAnswer, CompletionQuery, QodeAssistCompletionClient, QodeAssistCompletionService } from '../common/completion-protocol';
+import { CompletionAnswer, CompletionQuery, NextEditAnswer, NextEditQuery, QodeAssistCompletionClient, QodeAssistCompletionService } from '../common/completion-protocol';
+import { NextEditService } from './next-edit-service';
 import { shareableOpenFiles } from './open-files';
 import { ConfigurationProvider, QodeAssistConfiguration } from './backend-symbols';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
@@ -21,6 +22,7 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
     /** Providers whose start this window's status bar shows: it is told how each start ends. */
     private readonly shownStarts = new Set<string>();
     private readonly stopLaunchStatus: () => void;
+    private readonly nextEdits: NextEditService;
 
     constructor(
         @inject(QodeAssistConnectionRuntime) private readonly runtime: QodeAssistRuntime,
@@ -28,6 +30,7 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
     ) {
         // "starting Ollama…" in the completion status: a completion of this window waits for a server QodeAssist starts ([launch]).
         this.stopLaunchStatus = runtime.launcher.onStatus(status => this.tellLaunch(status));
+        this.nextEdits = new NextEditService(runtime, configurations);
     }
 
     setClient(client: QodeAssistCompletionClient | undefined): void {
@@ -96,8 +99,17 @@ export class QodeAssistCompletionServiceImpl implements QodeAssistCompletionServ
         this.running.get(id)?.abort();
     }
 
+    nextEdit(query: NextEditQuery): Promise<NextEditAnswer> {
+        return this.nextEdits.nextEdit(query);
+    }
+
+    async cancelNextEdit(id: number): Promise<void> {
+        this.nextEdits.cancel(id);
+    }
+
     dispose(): void {
         this.stopLaunchStatus();
+        this.nextEdits.dispose();
         for (const controller of this.running.values()) {
             controller.abort();
         }

@@ -1,14 +1,16 @@
 import {
     AcpAgentTest, acpAgentStatus, testAcpAgent, qodeassistHome, allowKeyOrigin, LimitOverrides, CLIENT_API_INFO, CLIENT_APIS, ClientApi, createBuiltinTools, effectiveProfileText, ResolvedAgent, environmentVariableFor, SkillsEngine, pickAgent, RoleSchema, writeFileAtomic, listModels, gatewayHeadersFor, needsKey, Pipeline, PIPELINES, providerFileText, QodeAssistError, SecretsStore,
     syntheticContext, toErrorInfo, withRoster, WritableSecretsStore, projectLayerEntries, untrustedProjectNotice, skillRootsFor,
-    detectSandbox, howToEnableSandbox, sandboxLabel, projectOverrideNotice
+    detectSandbox, howToEnableSandbox, sandboxLabel, projectOverrideNotice, AcpRegistryCatalogue, bundledRegistrySnapshot, registryCacheFile, writeRegistryAgent
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChatSkillSettings } from '../common/chat-protocol';
-import { ConfigOverview, ProjectTrustState, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, SandboxSummary, SetupChoice, SetupPreset, SetupState } from '../common/config-protocol';
+import {
+    ConfigOverview, ProjectTrustState, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RegistryAgentsState, SandboxSummary, SetupChoice, SetupPreset, SetupState
+} from '../common/config-protocol';
 import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
 import { SETUP_PRESETS } from './quick-setup';
 import { McpHubs } from './mcp-service-impl';
@@ -29,7 +31,8 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         @inject(McpHubs) @optional() private readonly mcp?: McpHubs,
         @inject(TheiaHostModels) @optional() private readonly hostModels?: TheiaHostModels,
         @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry,
-        @inject(ConnectionLimitOverrides) @optional() private readonly limits?: ConnectionLimitOverrides
+        @inject(ConnectionLimitOverrides) @optional() private readonly limits?: ConnectionLimitOverrides,
+        @inject(AcpRegistryCatalogue) @optional() private acpRegistry?: AcpRegistryCatalogue
     ) { }
 
     async setLimitOverrides(overrides: LimitOverrides): Promise<void> {
@@ -116,6 +119,45 @@ export class QodeAssistConfigServiceImpl implements QodeAssistConfigService {
         // A project's agent waiting for consent is refused by testAcpAgent without being started.
         const entry = configuration.acpAgents.get(name) ?? configuration.acpAwaitingConsent.get(name);
         return entry ? testAcpAgent(entry, workspacePath ? [workspacePath] : []) : { status: 'error', message: `There is no external agent "${name}".` };
+    }
+
+    async registryAgents(workspacePath: string | undefined, registryUrl: string | undefined, refresh = false): Promise<RegistryAgentsState> {
+        const service = this.configurations.forWorkspace(workspacePath);
+        const user = service.roots.user;
+        const state = await this.registryOf(service.roots.bundledAgents).read(registryUrl, user ? registryCacheFile(user) : undefined, refresh);
+        // A name any layer already defines is configured: the registry's entry would only shadow it.
+        const configured = service.current.acpAgents;
+        return {
+            source: state.source, date: state.date, ...(state.notice ? { notice: state.notice } : {}),
+            agents: state.offers.filter(offer => !configured.has(offer.id)).map(({ fileText: _file, ...offer }) => offer),
+            problems: state.problems.map(problem => ({ ...(problem.id ? { id: problem.id } : {}), message: `${problem.message}; ${problem.fix}` })),
+            ...(user ? {} : { cannotAdd: service.roots.userRefused ? `${service.roots.userRefused.message}; ${service.roots.userRefused.fix}` : 'There is no user configuration folder to add an agent to.' })
+        };
+    }
+
+    async addRegistryAgent(workspacePath: string | undefined, registryUrl: string | undefined, id: string): Promise<string> {
+        const service = this.configurations.forWorkspace(workspacePath);
+        const user = service.roots.user;
+        if (!user) {
+            throw new QodeAssistError({ category: 'Config', message: 'There is no user configuration folder to add an agent to (see Problems).' });
+        }
+        const existing = service.current.acpAgents.get(id);
+        if (existing) {
+            throw new QodeAssistError({ category: 'Validation', message: `"${id}" is configured already (${existing.file.label}); edit that file, or add it there by hand.` });
+        }
+        // The entry as this backend read it: the view sends only the id, never a command.
+        const offer = await this.registryOf(service.roots.bundledAgents).offer(registryUrl, registryCacheFile(user), id);
+        if (!offer) {
+            throw new QodeAssistError({ category: 'Validation', message: `The ACP registry lists no agent "${id}" (anymore); refresh the list.` });
+        }
+        const file = await writeRegistryAgent(user, offer);
+        service.reload();
+        return file;
+    }
+
+    private registryOf(bundledAgents: string): AcpRegistryCatalogue {
+        this.acpRegistry ??= new AcpRegistryCatalogue({ snapshotFile: bundledRegistrySnapshot(bundledAgents) });
+        return this.acpRegistry;
     }
 
     async grantExternalAgentConsent(workspacePath: string | undefined, name: string, fingerprint: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import {
     AnyTool, CONSENTS_FILE, defaultMcpConfigFiles, describeMcpToolRequest, generateMcpToken, McpClaimedClient, McpClientAllowances, McpConfigFiles, McpConsentStore, McpHub,
-    McpToolServer, PermissionAnswer, PermissionRequest, QodeAssistRuntime, WorkspaceFiles, WritableSecretsStore
+    environmentPolicy, McpOAuth, McpSignInResult, McpToolServer, PermissionAnswer, PermissionRequest, QodeAssistRuntime, WorkspaceFiles, WritableSecretsStore
 } from '@qodeassist/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
 import { join, resolve } from 'node:path';
@@ -26,11 +26,15 @@ export class McpHubs {
     private readonly listeners = new Set<() => void>();
     private readonly consents: McpConsentStore;
     private readonly stopTrustListener: (() => void) | undefined;
+    /** OAuth for every hub's HTTP servers: tokens and clients in the key store (keyring or the owner-only file). */
+    readonly oauth: McpOAuth | undefined;
 
     constructor(
         @inject(QodeAssistUserHome) private readonly userHome: string,
-        @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry
+        @inject(WorkspaceTrustRegistry) @optional() private readonly trust?: WorkspaceTrustRegistry,
+        @inject(QodeAssistWritableSecrets) @optional() secrets?: WritableSecretsStore
     ) {
+        this.oauth = secrets ? new McpOAuth({ secrets, policy: environmentPolicy }) : undefined;
         this.consents = new McpConsentStore(join(userHome, '.qodeassist', CONSENTS_FILE));
         this.stopTrustListener = trust?.onDidChange(workspacePath => this.hubs.get(workspacePath)?.setFiles(this.filesFor(workspacePath)));
     }
@@ -39,7 +43,7 @@ export class McpHubs {
         const key = workspacePath ?? '';
         let hub = this.hubs.get(key);
         if (!hub) {
-            hub = new McpHub(this.filesFor(workspacePath), { consent: workspacePath ? this.consents.forWorkspace(workspacePath) : undefined }).start();
+            hub = new McpHub(this.filesFor(workspacePath), { consent: workspacePath ? this.consents.forWorkspace(workspacePath) : undefined, oauth: this.oauth }).start();
             hub.onDidChange(() => this.listeners.forEach(listener => listener()));
             this.hubs.set(key, hub);
         }
@@ -73,6 +77,7 @@ export class McpHubs {
 
     async dispose(): Promise<void> {
         this.stopTrustListener?.();
+        this.oauth?.dispose();
         await Promise.all([...this.hubs.values()].map(hub => hub.dispose()));
         this.hubs.clear();
     }
@@ -304,6 +309,14 @@ export class QodeAssistMcpServiceImpl implements QodeAssistMcpService {
 
     grantServerConsent(workspacePath: string | undefined, server: string, fingerprint: string): Promise<boolean> {
         return this.hubs.grantConsent(workspacePath, server, fingerprint);
+    }
+
+    signIn(workspacePath: string | undefined, server: string, callbackUrl: string): Promise<McpSignInResult> {
+        return this.hubs.hubFor(workspacePath).signIn(server, callbackUrl);
+    }
+
+    signOut(workspacePath: string | undefined, server: string): Promise<void> {
+        return this.hubs.hubFor(workspacePath).signOut(server);
     }
 
     dispose(): void {

@@ -10,6 +10,7 @@ import { QODEASSIST_COMPLETION_PATH } from '../common/completion-protocol';
 import { QODEASSIST_CONFIG_PATH } from '../common/config-protocol';
 import { QODEASSIST_LOG_PATH } from '../common/log-protocol';
 import { QODEASSIST_MCP_PATH } from '../common/mcp-protocol';
+import { QODEASSIST_MCP_FEATURES_PATH } from '../common/mcp-features-protocol';
 import { QODEASSIST_REFACTOR_PATH } from '../common/refactor-protocol';
 import { QODEASSIST_LANGUAGE_MODELS_PATH, QODEASSIST_THEIA_TOOLS_PATH } from '../common/theia-tools-protocol';
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
@@ -18,6 +19,8 @@ import { ConnectionLog } from './connection-log';
 import { ConnectionLimitOverrides } from './limit-overrides';
 import { createConnectionRuntime, QodeAssistConnectionRuntime } from './connection-runtime';
 import { McpHubs, McpServerHost, QodeAssistMcpServiceImpl } from './mcp-service-impl';
+import { McpOAuthCallback } from './mcp-oauth-callback';
+import { McpElicitationRouter, QodeAssistMcpFeaturesServiceImpl } from './mcp-features-service-impl';
 import { QodeAssistRefactorServiceImpl } from './refactor-service-impl';
 import { TheiaHostModels } from './theia-host-models';
 import { QodeAssistLanguageModels } from './theia-language-models';
@@ -52,6 +55,7 @@ const chatConnectionModule = ConnectionContainerModule.create(({ bind, bindBacke
     perWindow(QODEASSIST_CHAT_PATH, QodeAssistChatServiceImpl);
     perWindow(QODEASSIST_REFACTOR_PATH, QodeAssistRefactorServiceImpl);
     perWindow(QODEASSIST_MCP_PATH, QodeAssistMcpServiceImpl);
+    perWindow(QODEASSIST_MCP_FEATURES_PATH, QodeAssistMcpFeaturesServiceImpl);
     perWindow(QODEASSIST_CONFIG_PATH, QodeAssistConfigServiceImpl);
     perWindow(QODEASSIST_THEIA_TOOLS_PATH, QodeAssistTheiaToolsServiceImpl);
     perWindow(QODEASSIST_LANGUAGE_MODELS_PATH, QodeAssistLanguageModels);
@@ -70,6 +74,10 @@ export default new ContainerModule(bind => {
     // One owner per chat for the whole backend: windows showing the same chat share it.
     bind(QodeAssistChatOwners).toConstantValue(new ChatOwners());
     bind(McpHubs).toSelf().inSingletonScope();
+    // The route the browser comes back to after an MCP server's OAuth sign-in.
+    bind(McpOAuthCallback).toSelf().inSingletonScope();
+    bind(BackendApplicationContribution).toService(McpOAuthCallback);
+    bind(McpElicitationRouter).toSelf().inSingletonScope();
     bind(McpServerHost).toSelf().inSingletonScope();
     // Provider servers started by [launch]: one set for the backend, whichever window's request started them.
     bind(ProviderLauncher).toConstantValue(new ProviderLauncher());

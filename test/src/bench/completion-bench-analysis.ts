@@ -107,9 +107,40 @@ export function runFigures(run: CompletionRun, contested: readonly number[], pau
     };
 }
 
+/** One app's figures over the baseline's (the first run) in the same run: the aims of issue #38. */
+export interface BaselineRatios {
+    medianRatio: number;
+    p95Ratio: number;
+    requestsRatio: number;
+    shownRatio: number;
+    /** Ours, then the baseline's (a ratio to 0 says nothing). */
+    stale: [number, number];
+    /** Requests ≤ 1.0× at a median keystroke → ghost text ≤ 0.5×, and no stale suggestion. */
+    aimMet: boolean;
+}
+
+export const AIMS = { medianRatio: 0.5, requestsRatio: 1.0 } as const;
+
+export function ratiosToBaseline(runs: readonly CompletionRun[], pauseMs: number): Map<CompletionRun, BaselineRatios> {
+    const [baseline, ...ours] = runs;
+    const contested = contestedStops(runs);
+    const base = runFigures(baseline, contested, pauseMs);
+    return new Map(ours.map(run => {
+        const f = runFigures(run, contested, pauseMs);
+        const ratios = {
+            medianRatio: f.contestedMedian / base.contestedMedian,
+            p95Ratio: f.contestedP95 / base.contestedP95,
+            requestsRatio: run.requests / baseline.requests,
+            shownRatio: f.correct / base.correct,
+            stale: [run.stale, baseline.stale] as [number, number]
+        };
+        return [run, { ...ratios, aimMet: ratios.medianRatio <= AIMS.medianRatio && ratios.requestsRatio <= AIMS.requestsRatio && run.stale === 0 }];
+    }));
+}
+
 /** The side-by-side table: the baseline first, then each QodeAssist variant with its ratios to the baseline. */
 export function completionTable(runs: readonly CompletionRun[], pauseMs: number): string {
-    const [baseline, ...ours] = runs;
+    const [baseline] = runs;
     const contested = contestedStops(runs);
     if (contested.length === 0) {
         throw new Error('No stop made any app wait: the script measures nothing. Check the stops in completion-benchmark.ts.');
@@ -121,7 +152,6 @@ export function completionTable(runs: readonly CompletionRun[], pauseMs: number)
         return `| ${run.app} | ${run.timings ?? '–'} | ${f.correct} of ${run.stops.length} | ${ms(f.contestedMedian)}, p95 ${ms(f.contestedP95)} | `
             + `${ms(f.freshLineMedian)} | ${ms(f.inLineWaitedMedian)} | ${run.requests} | ${run.cancelled} | ${run.stale} |`;
     };
-    const base = figures.get(baseline)!;
     return [
         `| app | asks after | stops with a correct suggestion | keystroke → ghost text at the ${contested.length} stops where a user waited: median, p95 | `
         + 'fresh-line stops: median | in-line stops where a user waited: median | requests sent | cancelled | stale suggestions shown |',
@@ -129,10 +159,29 @@ export function completionTable(runs: readonly CompletionRun[], pauseMs: number)
         ...runs.map(row),
         '',
         ...runs.filter(run => run.missedAt.length).flatMap(run => [`${run.app} showed nothing at: ${run.missedAt.map(typed => `\`${typed}\``).join(', ')}.`, '']),
-        ...ours.map(run => {
-            const f = figures.get(run)!;
-            return `${run.app} ÷ Theia AI: keystroke → ghost text median ${(f.contestedMedian / base.contestedMedian).toFixed(2)}× (aim ≤ 0.7×), `
-                + `p95 ${(f.contestedP95 / base.contestedP95).toFixed(2)}×, requests ${(run.requests / baseline.requests).toFixed(2)}× (aim ≤ 1.0×), stale suggestions ${run.stale} (aim 0).`;
-        })
+        ...[...ratiosToBaseline(runs, pauseMs)].map(([run, r]) =>
+            `${run.app} ÷ ${baseline.app}: keystroke → ghost text median ${r.medianRatio.toFixed(2)}× (aim ≤ ${AIMS.medianRatio}×), `
+            + `p95 ${r.p95Ratio.toFixed(2)}×, requests ${r.requestsRatio.toFixed(2)}× (aim ≤ ${AIMS.requestsRatio.toFixed(1)}×), `
+            + `stops with a correct suggestion ${r.shownRatio.toFixed(2)}×, stale suggestions ${r.stale[0]} against ${r.stale[1]} (aim 0).`)
+    ].join('\n');
+}
+
+/** One line per typing rhythm and QodeAssist variant: its ratios to the baseline of the same rhythm, and whether the aim holds. */
+export function rhythmSummaryTable(byRhythm: ReadonlyArray<{ rhythm: string; runs: readonly CompletionRun[] }>, pauseMs: number): string {
+    const rows = byRhythm.flatMap(({ rhythm, runs }) => {
+        const contested = contestedStops(runs);
+        const base = runFigures(runs[0], contested, pauseMs);
+        return [...ratiosToBaseline(runs, pauseMs)].map(([run, r]) => {
+            const f = runFigures(run, contested, pauseMs);
+            return `| ${rhythm} | ${run.app} | ${f.contestedMedian.toFixed(0)} / ${base.contestedMedian.toFixed(0)} ms = **${r.medianRatio.toFixed(2)}×** | `
+                + `${f.contestedP95.toFixed(0)} / ${base.contestedP95.toFixed(0)} ms = ${r.p95Ratio.toFixed(2)}× | `
+                + `${run.requests} / ${runs[0].requests} = **${r.requestsRatio.toFixed(2)}×** | ${f.correct} / ${base.correct} = ${r.shownRatio.toFixed(2)}× | `
+                + `${r.stale[0]} / ${r.stale[1]} | ${r.aimMet ? 'yes' : 'no'} |`;
+        });
+    });
+    return [
+        `| typing | QodeAssist variant | keystroke → ghost text, median (ours / Theia AI) | p95 | requests | stops with a correct suggestion | stale suggestions | aim met (requests ≤ ${AIMS.requestsRatio.toFixed(1)}×, median ≤ ${AIMS.medianRatio}×, 0 stale) |`,
+        '|---|---|---|---|---|---|---|---|',
+        ...rows
     ].join('\n');
 }

@@ -11,7 +11,10 @@ describe('completion benchmark: the fake model', () => {
         ['the lines written pick the line: a second "const"', `{\n${body}${TARGET_LINES[0]}\n${body}const <cursor>\n}`, 'perimeter = 2 * shape.width + 2 * shape.height;'],
         ['what does not start the line being typed gets nothing', `{\n${body}let <cursor>\n}`, ''],
         ['a finished line gets nothing', `{\n${body}${TARGET_LINES[0]}<cursor>\n}`, ''],
-        ['no marker, no answer', 'const a = 1;', '']
+        ['no marker, no answer', 'const a = 1;', ''],
+        ['another file of the script, open in another tab and written whole, does not count: the cursor\'s own function does',
+            `export function describe(shape: Shape): string {\n${TARGET_LINES.map(line => `${body}${line}\n`).join('')}}\n---\nexport function describe(shape: Shape): string {\n${body}${TARGET_LINES[0]}\n${body}const <cursor>\n}`,
+            'perimeter = 2 * shape.width + 2 * shape.height;']
     ];
     for (const [what, prompt, expected] of cases) {
         it(what, () => assert.equal(completionFor(prompt), expected));

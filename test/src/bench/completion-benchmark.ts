@@ -5,7 +5,8 @@ import { launchChromium, screenshotPath } from '../e2e/chromium';
 import { waitForTheiaShell } from '../e2e/theia-page';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { openAITextRecording } from '../fake-provider/recordings';
-import { analyseRun, CompletionRun, completionTable, GhostEvent, KeyEvent, StopKind, WAITED_MS } from './completion-bench-analysis';
+import { AIMS, analyseRun, CompletionRun, completionTable, GhostEvent, KeyEvent, rhythmSummaryTable, StopKind, WAITED_MS } from './completion-bench-analysis';
+import { BENCH_RHYTHMS, TypistRhythm } from './typist-rhythms';
 
 /** The lines the typist writes into the function body, in order. No brackets or quotes: editors auto-close those differently. */
 export const TARGET_LINES = [
@@ -25,18 +26,20 @@ const INDENT = '    ';
 const STOPS = [3, 8, 14, 22, 31, 42];
 /** Every other line, the typist also stops on the fresh line it just opened (an eager context), before typing it. */
 const FRESH_LINE_STOP = (line: number) => line % 2 === 1;
-const KEY_DELAY_MS = 80;
 const PAUSE_MS = 1_600;
 const DEBOUNCE_MS = 300;
 /** The fake model's time to first byte, the same for both apps. */
 const FIRST_BYTE_MS = 250;
 
+const FUNCTION_HEADER = 'export function describe(shape: Shape): string {';
 const FILE = [
     'export interface Shape {', '    name: string;', '    width: number;', '    height: number;', '}', '',
-    'export function describe(shape: Shape): string {', INDENT, '}', ''
+    FUNCTION_HEADER, INDENT, '}', ''
 ].join('\n');
 /** The body's line (1-based) where typing starts. */
 const BODY_LINE = 8;
+/** Typed at each rhythm before its script, so the adaptive debounce knows the rhythm (it keeps the last 50 gaps) as it would all day. */
+const WARM_UP_LINE = '// The typist warms up at this rhythm before the script starts.';
 
 /**
  * The fake model: the rest of the target line the request's code ends with. Both apps put a marker at the cursor
@@ -48,7 +51,9 @@ export function completionFor(prompt: string): string {
     if (at < 0) {
         return '';
     }
-    const before = prompt.slice(0, at);
+    // The cursor's own file: the last function header before the marker (the files of the other rhythms, open in other
+    // tabs, may come earlier in the prompt as open-file context, with every line written).
+    const before = prompt.slice(0, at).slice(Math.max(0, prompt.slice(0, at).lastIndexOf(FUNCTION_HEADER)));
     const typed = before.slice(before.lastIndexOf('\n') + 1).trimStart();
     // The lines already written say which one is being typed: several start alike.
     const line = TARGET_LINES[TARGET_LINES.filter(candidate => before.includes(`${INDENT}${candidate}\n`)).length];
@@ -78,6 +83,13 @@ function chatCompletionJson(text: string): string {
 
 async function instrument(page: Page): Promise<void> {
     await page.evaluate(() => {
+        const existing = (window as unknown as { __qaCompletion?: { keys: unknown[]; ghosts: unknown[] } }).__qaCompletion;
+        if (existing) {
+            // The next rhythm in the same page: the listeners stay, the record starts afresh.
+            existing.keys.length = 0;
+            existing.ghosts.length = 0;
+            return;
+        }
         const state = { keys: [] as Array<{ t: number; key: string }>, ghosts: [] as Array<{ t: number; text: string }> };
         (window as unknown as { __qaCompletion: typeof state }).__qaCompletion = state;
         document.addEventListener('keydown', event => {
@@ -99,15 +111,24 @@ async function instrument(page: Page): Promise<void> {
     });
 }
 
+/** Types `text` key by key, each key's gap (before the next one) from the rhythm; `index` counts the keys typed so far. */
+async function typeAt(page: Page, text: string, rhythm: TypistRhythm, index: number): Promise<number> {
+    for (const key of text) {
+        // Playwright waits `delay` between this key's down and up: the next key comes that much later.
+        await page.keyboard.type(key, { delay: rhythm.gap(index++) });
+    }
+    return index;
+}
+
 /** Types the target lines with stops, as one user would, and reads back what the page saw. */
-async function typeWithStops(page: Page): Promise<{ keys: KeyEvent[]; ghosts: GhostEvent[]; stops: Array<{ key: number; kind: StopKind }> }> {
+async function typeWithStops(page: Page, rhythm: TypistRhythm): Promise<{ keys: KeyEvent[]; ghosts: GhostEvent[]; stops: Array<{ key: number; kind: StopKind }> }> {
     const stops: Array<{ key: number; kind: StopKind }> = [];
     let typed = 0;
     for (const [index, line] of TARGET_LINES.entries()) {
         if (index > 0) {
             // Past a suggestion that may be showing, then down to a new line.
             await page.keyboard.press('Escape');
-            await page.keyboard.press('Enter');
+            await page.keyboard.press('Enter', { delay: rhythm.gap(typed) });
             typed++;
             if (FRESH_LINE_STOP(index)) {
                 stops.push({ key: typed - 1, kind: 'fresh line' });
@@ -116,8 +137,7 @@ async function typeWithStops(page: Page): Promise<{ keys: KeyEvent[]; ghosts: Gh
         }
         let from = 0;
         for (const stop of [...STOPS.filter(at => at < line.length), line.length]) {
-            await page.keyboard.type(line.slice(from, stop), { delay: KEY_DELAY_MS });
-            typed += stop - from;
+            typed = await typeAt(page, line.slice(from, stop), rhythm, typed);
             from = stop;
             if (stop < line.length) {
                 stops.push({ key: typed - 1, kind: 'in line' });
@@ -162,7 +182,7 @@ const QODEASSIST_FILES = (url: string) => ({
         '.qodeassist/agents/rosters.toml': 'schema_version = 1\n\n[completion]\nagents = ["fake-instruct"]\n'
 });
 
-/** QodeAssist as Theia AI is set: the same debounce, fixed; eager contexts then ask at once. */
+/** QodeAssist as Theia AI is set: the same debounce, fixed (eager contexts still wait for the pause). Only with QA_BENCH_COMPLETION_FIXED=1: each app costs ~9 minutes. */
 const QODEASSIST_FIXED: AppUnderTest = {
     name: 'QodeAssist, fixed 300 ms debounce (instruct agent)',
     slug: 'qodeassist-fixed',
@@ -192,7 +212,29 @@ const THEIA_AI: AppUnderTest = {
     files: () => ({})
 };
 
-async function measureApp(target: AppUnderTest): Promise<CompletionRun> {
+/** A file per rhythm, so every rhythm starts from the same text. */
+const fileFor = (rhythm: TypistRhythm) => `src/shapes-${rhythm.slug}.ts`;
+
+async function openFile(page: Page, name: string): Promise<void> {
+    await page.keyboard.press('Control+p');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill(name);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+    await input.press('Enter');
+    // Earlier files' editors stay in the page, hidden behind their tabs.
+    const editor = page.locator('.monaco-editor .view-lines').filter({ visible: true }).first();
+    await editor.waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(500);
+    await editor.click();
+    await page.keyboard.press('Control+Home');
+    for (let line = 1; line < BODY_LINE; line++) {
+        await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('End');
+}
+
+/** One app: its page types the script at every rhythm, each in a file of its own. */
+async function measureApp(target: AppUnderTest, rhythms: readonly TypistRhythm[]): Promise<CompletionRun[]> {
     const fake = new FakeProviderServer();
     const app = new BrowserAppProcess();
     const chromium = await launchChromium();
@@ -209,45 +251,44 @@ async function measureApp(target: AppUnderTest): Promise<CompletionRun> {
         });
         await app.start({
             main: target.main, settings: target.settings(fake.url),
-            files: { ...target.files(fake.url), 'src/shapes.ts': FILE }, env: { E2E_API_KEY: 'sk-bench-0123456789' }
+            files: { ...target.files(fake.url), ...Object.fromEntries(rhythms.map(rhythm => [fileFor(rhythm), FILE])) }, env: { E2E_API_KEY: 'sk-bench-0123456789' }
         });
         const page = await chromium.browser.newPage({ viewport: { width: 1400, height: 900 } });
         await page.goto(app.url);
         await waitForTheiaShell(page);
         await page.waitForTimeout(2_000);
         await page.screenshot({ path: screenshotPath(`completion-bench-${target.slug}-start`) });
-        await page.keyboard.press('Control+p');
-        const input = page.locator('.quick-input-widget input');
-        await input.fill('shapes.ts');
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'shapes.ts' }).first().waitFor({ timeout: 10_000 });
-        await input.press('Enter');
-        const editor = page.locator('.monaco-editor .view-lines').first();
-        await editor.waitFor({ timeout: 10_000 });
-        await editor.click();
-        await page.keyboard.press('Control+Home');
-        for (let line = 1; line < BODY_LINE; line++) {
-            await page.keyboard.press('ArrowDown');
+        const runs: CompletionRun[] = [];
+        for (const rhythm of rhythms) {
+            await openFile(page, fileFor(rhythm).split('/').pop()!);
+            // The typist's own rhythm first (a comment line), then one request before the measurement: first-use costs are not what a user sees all day.
+            await typeAt(page, WARM_UP_LINE, rhythm, 0);
+            await page.keyboard.press('Escape');
+            await page.keyboard.press('Enter');
+            await page.keyboard.type('x', { delay: rhythm.gap(0) });
+            await page.waitForTimeout(PAUSE_MS);
+            await page.keyboard.press('Escape');
+            await page.keyboard.press('Backspace');
+            await page.waitForTimeout(PAUSE_MS);
+            await Promise.all(fake.requests.map(request => Promise.race([request.ended, new Promise(resolve => setTimeout(resolve, 5_000))])));
+            const before = fake.requests.length;
+            await instrument(page);
+            const { keys, ghosts, stops } = await typeWithStops(page, rhythm);
+            const measured = fake.requests.slice(before);
+            await Promise.all(measured.map(request => Promise.race([request.ended, new Promise(resolve => setTimeout(resolve, 5_000))])));
+            const timings = target.main ? `${DEBOUNCE_MS} ms (setting)` : await qodeAssistTimings(page);
+            await page.screenshot({ path: screenshotPath(`completion-bench-${target.slug}-${rhythm.slug}-end`) });
+            const run: CompletionRun = {
+                ...analyseRun(target.name, TARGET_LINES, keys, ghosts, stops),
+                requests: measured.length,
+                cancelled: measured.filter(request => request.outcome === 'aborted-by-client').length,
+                timings
+            };
+            // Per stop, for whoever reads the console: ⏎ marks a fresh-line stop, – a stop without a correct suggestion.
+            console.log(`${rhythm.name}, ${run.app}: ${run.requests} requests, ${run.cancelled} cancelled, ${run.stale} stale; ${run.latencies.map((ms, index) => `${run.stops[index] === 'fresh line' ? '⏎' : ''}${ms === undefined ? '–' : Math.round(ms)}`).join(' ')}`);
+            runs.push(run);
         }
-        await page.keyboard.press('End');
-        // Both apps get one request before the measurement: first-use costs are not what a user sees all day.
-        await page.keyboard.type('x', { delay: KEY_DELAY_MS });
-        await page.waitForTimeout(PAUSE_MS);
-        await page.keyboard.press('Escape');
-        await page.keyboard.press('Backspace');
-        await page.waitForTimeout(PAUSE_MS);
-        const before = fake.requests.length;
-        await instrument(page);
-        const { keys, ghosts, stops } = await typeWithStops(page);
-        const measured = fake.requests.slice(before);
-        await Promise.all(measured.map(request => Promise.race([request.ended, new Promise(resolve => setTimeout(resolve, 5_000))])));
-        const timings = target.main ? `${DEBOUNCE_MS} ms (setting)` : await qodeAssistTimings(page);
-        await page.screenshot({ path: screenshotPath(`completion-bench-${target.slug}-end`) });
-        return {
-            ...analyseRun(target.name, TARGET_LINES, keys, ghosts, stops),
-            requests: measured.length,
-            cancelled: measured.filter(request => request.outcome === 'aborted-by-client').length,
-            timings
-        };
+        return runs;
     } catch (error) {
         throw new Error(`${target.name}: ${error instanceof Error ? error.message : String(error)}\n${app.log.slice(-3_000)}`);
     } finally {
@@ -257,37 +298,53 @@ async function measureApp(target: AppUnderTest): Promise<CompletionRun> {
     }
 }
 
-/** Theia AI's own completion and QodeAssist (as Theia AI is set, and as it ships), each in its own app, typing the same lines against the same fake model. */
-export async function measureCompletionSideBySide(): Promise<CompletionRun[]> {
-    const runs: CompletionRun[] = [];
-    for (const target of [THEIA_AI, QODEASSIST_FIXED, QODEASSIST]) {
-        const run = await measureApp(target);
-        // Per stop, for whoever reads the console: ⏎ marks a fresh-line stop, – a stop without a correct suggestion.
-        console.log(`${run.app}: ${run.latencies.map((ms, index) => `${run.stops[index] === 'fresh line' ? '⏎' : ''}${ms === undefined ? '–' : Math.round(ms)}`).join(' ')}`);
-        runs.push(run);
-    }
-    return runs;
+export interface RhythmRuns {
+    rhythm: TypistRhythm;
+    /** Theia AI first, then each QodeAssist variant. */
+    runs: CompletionRun[];
 }
 
-export const COMPLETION_BENCH_SETUP = { keyDelayMs: KEY_DELAY_MS, pauseMs: PAUSE_MS, debounceMs: DEBOUNCE_MS, firstByteMs: FIRST_BYTE_MS, lines: TARGET_LINES.length };
+/**
+ * Theia AI's own completion and QodeAssist as it ships (and, with QA_BENCH_COMPLETION_FIXED=1, with the debounce fixed as
+ * Theia AI's), each in its own app, typing the same lines at every rhythm against the same fake model.
+ */
+export async function measureCompletionSideBySide(rhythms: readonly TypistRhythm[] = BENCH_RHYTHMS): Promise<RhythmRuns[]> {
+    const targets = [THEIA_AI, ...process.env.QA_BENCH_COMPLETION_FIXED === '1' ? [QODEASSIST_FIXED] : [], QODEASSIST];
+    const byApp: CompletionRun[][] = [];
+    for (const target of targets) {
+        byApp.push(await measureApp(target, rhythms));
+    }
+    return rhythms.map((rhythm, index) => ({ rhythm, runs: byApp.map(runs => runs[index]) }));
+}
 
-/** The BENCHMARKS.md section's text: how it was measured, then the table. */
-export function completionSection(runs: readonly CompletionRun[], measuredOn: string): string {
+export const COMPLETION_BENCH_SETUP = { rhythms: BENCH_RHYTHMS.map(rhythm => rhythm.name), pauseMs: PAUSE_MS, debounceMs: DEBOUNCE_MS, firstByteMs: FIRST_BYTE_MS, lines: TARGET_LINES.length };
+
+/** The BENCHMARKS.md section's text: how it was measured, the summary per rhythm, then each rhythm's table. */
+export function completionSection(byRhythm: readonly RhythmRuns[], measuredOn: string): string {
     return [
         measuredOn,
         'Two Theia 1.74.1 browser apps, production builds, each in its own Chromium page: ours, and `test/theia-ai-app` with',
         '`@theia/ai-code-completion` and an OpenAI-compatible custom model. Both talk to the same fake model on 127.0.0.1, which',
         `answers after ${FIRST_BYTE_MS} ms with the rest of the line the request's code ends with, so a suggestion is right only`,
-        `for what had been typed when it was asked. A typist writes ${TARGET_LINES.length} lines into a function, ${KEY_DELAY_MS} ms a key, stopping`,
-        `${PAUSE_MS} ms at a few points per line and, every other line, on the fresh line it just opened. Every app is configured`,
-        `with a ${DEBOUNCE_MS} ms debounce; QodeAssist runs twice: with it fixed (\`adaptiveDebounce: false\`: eager contexts ask at once),`,
-        'and as it ships (the debounce follows the typing rhythm within 100–600 ms, eager contexts wait the typist\'s 90th-percentile gap).',
+        `for what had been typed when it was asked. A typist writes ${TARGET_LINES.length} lines into a function, stopping ${PAUSE_MS} ms at a few points`,
+        'per line and, every other line, on the fresh line it just opened; it types the same script at every rhythm, in a file of',
+        'its own, after a comment line typed at that rhythm (so an adaptive debounce knows it, as it would after a minute of work):',
+        '',
+        ...byRhythm.map(({ rhythm }) => `- **${rhythm.name}**: ${rhythm.description}.`),
+        '',
+        `Every app is configured with a ${DEBOUNCE_MS} ms debounce; QodeAssist runs as it ships (the debounce follows the typing`,
+        'rhythm, and no context asks before the typist\'s own rhythm says the burst paused: 2 × the median gap, at least 60 ms).',
         'The page records every keystroke and every change of the ghost text (MutationObserver); *keystroke → ghost text* is the',
         'time from the last key before a stop to the first correct suggestion; it is compared at the stops where some app\'s user',
         `waited (an app took ${WAITED_MS} ms or more, or showed nothing — counted as the whole pause), the same stops for every app.`,
-        'A *stale* suggestion is ghost text that does not fit what had been typed when it showed. *Asks after* is what the app',
-        'said it waited at the end (QodeAssist\'s status popover).',
+        'A *stale* suggestion is ghost text that does not fit what had been typed when it showed. *Requests* are those the fake',
+        'model received during the script, cancelled ones included (each costs prompt tokens on a cloud provider). *Asks after*',
+        'is what the app said it waited at the end (QodeAssist\'s status popover).',
         '',
-        completionTable(runs, PAUSE_MS)
+        `### Per rhythm, as ratios to Theia AI in the same run (aim: requests ≤ ${AIMS.requestsRatio.toFixed(1)}× at a median ≤ ${AIMS.medianRatio}×)`,
+        '',
+        rhythmSummaryTable(byRhythm.map(({ rhythm, runs }) => ({ rhythm: rhythm.name, runs })), PAUSE_MS),
+        '',
+        ...byRhythm.flatMap(({ rhythm, runs }) => [`### ${rhythm.name}`, '', completionTable(runs, PAUSE_MS), ''])
     ].join('\n');
 }

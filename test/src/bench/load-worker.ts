@@ -3,41 +3,30 @@
  * the Theia backend composes it (configuration service, session pools, chat feature, completion
  * engine), its own home and workspace, talking to the shared fake provider. It waits for "go",
  * then types (completion requests as a typist's stops) and chats (a turn with a tool round), and
- * reports its latencies, requests and memory. It exits when told, and after five minutes whatever happens.
+ * reports its latencies, requests and memory. It exits when told, and after ten minutes whatever happens.
  */
 import {
     ChatEvent, ChatFeature, ChatOwners, ConfigurationService, configuredCompletionEngine, DEFAULT_COMPLETION_SETTINGS, defaultConfigRoots, EnvironmentSecretsStore, QodeAssistRuntime
 } from '@qodeassist/core';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { FILE_TEXT, LOAD_KEY, LOAD_KEY_VARIABLE, runUserSession, SessionPlan, SessionSamples, userConfiguration, UserSide } from './load-session';
 
-export interface LoadWorkerPlan {
+export interface LoadWorkerPlan extends SessionPlan {
     fakeUrl: string;
-    /** Completion requests in the typing session. */
-    completions: number;
-    /** Chat turns (each with one tool round). */
-    chats: number;
-    /** The typist's pause between stops. */
-    thinkMs: number;
-    /** When this user starts after "go": users arrive over a ramp, not in one instant. */
-    startDelayMs?: number;
-    /** The pause between chat turns (reading the answer). */
-    readMs?: number;
 }
 
-export interface LoadWorkerReport {
-    completionMs: number[];
-    chatFirstTokenMs: number[];
-    failures: string[];
+export interface LoadWorkerReport extends SessionSamples {
     rssBytes: number;
+    /** RSS at the session's end before the full GC: what a backend that is not told to collect holds (the real backends are measured so). */
+    rssBeforeGcBytes: number;
     heapUsedBytes: number;
     /** CPU time (user + system) the backend spent on the user's session. */
     cpuMs: number;
 }
 
-const LIFETIME_MS = 5 * 60_000;
-const FILE_TEXT = 'export function area(width: number, height: number): number {\n    return width * height;\n}\n\nexport function perimeter(width: number, height: number): number {\n    ';
+const LIFETIME_MS = 10 * 60_000;
 
 /** One user's backend as it stands once started: the configuration read, the features composed. */
 interface UserBackend {
@@ -55,46 +44,28 @@ function startBackend(plan: LoadWorkerPlan): UserBackend {
     const root = mkdtempSync(join(tmpdir(), 'qodeassist-load-user-'));
     const home = join(root, 'home');
     const workspace = join(root, 'workspace');
-    const user = join(home, '.qodeassist');
-    mkdirSync(join(user, 'providers'), { recursive: true });
-    mkdirSync(join(user, 'agents'), { recursive: true });
     mkdirSync(join(workspace, 'src'), { recursive: true });
     writeFileSync(join(workspace, 'src', 'shapes.ts'), FILE_TEXT);
-    writeFileSync(join(user, 'providers', 'load-chat.toml'), `schema_version = 1\nname = "load-chat"\nclient_api = "openai_compatible"\nurl = "${plan.fakeUrl}/v1"\napi_key_ref = "load"\n`);
-    writeFileSync(join(user, 'providers', 'load-fim.toml'), `schema_version = 1\nname = "load-fim"\nclient_api = "ollama"\nurl = "${plan.fakeUrl}"\n`);
-    writeFileSync(join(user, 'agents', 'load-chat.toml'), 'schema_version = 1\nname = "load-chat"\nextends = "openai-base"\nprovider_instance = "load-chat"\nmodel = "fake-model"\n');
-    writeFileSync(join(user, 'agents', 'load-fim.toml'), 'schema_version = 1\nname = "load-fim"\nextends = "ollama-fim-qwen25coder"\nprovider_instance = "load-fim"\nmodel = "fake-model"\n');
-    writeFileSync(join(user, 'agents', 'rosters.toml'), 'schema_version = 1\n\n[chat]\nagents = ["load-chat"]\n\n[completion]\nagents = ["load-fim"]\n');
+    for (const [path, text] of Object.entries(userConfiguration(plan.fakeUrl))) {
+        mkdirSync(dirname(join(home, path)), { recursive: true });
+        writeFileSync(join(home, path), text);
+    }
 
     const configuration = new ConfigurationService({ ...defaultConfigRoots(undefined, home), project: undefined });
-    const runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore({ LOAD_API_KEY: 'sk-load-0123456789' }), userHome: home });
+    const runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore({ [LOAD_KEY_VARIABLE]: LOAD_KEY }), userHome: home });
     const completion = configuredCompletionEngine(runtime, configuration, { settings: () => DEFAULT_COMPLETION_SETTINGS });
     const chat = new ChatFeature({ runtime, configurations: { forWorkspace: () => configuration }, userHome: home, owners: new ChatOwners(40) });
     return { root, home, workspace, configuration, runtime, completion, chat };
 }
 
-async function run(backend: UserBackend, plan: LoadWorkerPlan): Promise<LoadWorkerReport> {
-    const { root, workspace, configuration, runtime, completion, chat } = backend;
-    const report: LoadWorkerReport = { completionMs: [], chatFirstTokenMs: [], failures: [], rssBytes: 0, heapUsedBytes: 0, cpuMs: 0 };
-    await new Promise(resolve => setTimeout(resolve, plan.startDelayMs ?? 0));
-    const cpu = process.cpuUsage();
-    try {
-        // The typing session: the file grows a few characters per stop; each stop asks for a suggestion.
-        const typed = 'return 2 * width + 2 * height;';
-        for (let stop = 0; stop < plan.completions; stop++) {
-            // Each stop on a line of its own: no suggestion is served from the cache or an earlier request, every stop waits for the provider.
-            const text = `${FILE_TEXT}// step ${stop}: ${typed.slice(0, (stop % typed.length) + 1)}`;
-            const started = performance.now();
-            try {
-                await completion.engine.complete({ file: join(workspace, 'src', 'shapes.ts'), relativePath: 'src/shapes.ts', language: 'typescript', text, offset: text.length });
-                report.completionMs.push(performance.now() - started);
-            } catch (error) {
-                report.failures.push(`completion: ${error instanceof Error ? error.message : String(error)}`);
-            }
-            await new Promise(resolve => setTimeout(resolve, plan.thinkMs));
-        }
-        // Chats with a tool round: time to the first token of the answer the user reads.
-        for (let turn = 0; turn < plan.chats; turn++) {
+/** The user's side on the composed runtime: the engine answers a stop, the chat feature a turn (its events waited on, not polled). */
+function userSide(backend: UserBackend): UserSide {
+    const { workspace, completion, chat } = backend;
+    return {
+        complete: async text => {
+            await completion.engine.complete({ file: join(workspace, 'src', 'shapes.ts'), relativePath: 'src/shapes.ts', language: 'typescript', text, offset: text.length });
+        },
+        chatTurn: async text => {
             const events: ChatEvent[] = [];
             let firstToken = 0;
             let ended!: () => void;
@@ -117,26 +88,29 @@ async function run(backend: UserBackend, plan: LoadWorkerPlan): Promise<LoadWork
                 onNotice: () => undefined, requestToolPermission: async () => 'deny'
             });
             const { chatId } = await chat.open({ location: 'user' });
-            await chat.send(chatId, { text: `Explain shapes.ts (${turn})`, attachments: [] }, { agent: 'load-chat', workspacePath: workspace });
+            await chat.send(chatId, { text, attachments: [] }, { agent: 'load-chat', workspacePath: workspace });
             await end;
+            await chat.close(chatId);
             const failed = events.find(event => event.type === 'Failed');
             if (failed?.type === 'Failed' || !firstToken) {
-                report.failures.push(`chat: ${failed?.type === 'Failed' ? failed.error.message : 'no answer'}`);
-            } else {
-                report.chatFirstTokenMs.push(firstToken);
+                throw new Error(failed?.type === 'Failed' ? failed.error.message : 'no answer');
             }
-            await chat.close(chatId);
-            if (turn + 1 < plan.chats) {
-                await new Promise(resolve => setTimeout(resolve, plan.readMs ?? 0));
-            }
+            return firstToken;
         }
+    };
+}
+
+async function run(backend: UserBackend, plan: LoadWorkerPlan): Promise<LoadWorkerReport> {
+    const { root, runtime, configuration, completion, chat } = backend;
+    await new Promise(resolve => setTimeout(resolve, plan.startDelayMs ?? 0));
+    const cpu = process.cpuUsage();
+    try {
+        const samples = await runUserSession(userSide(backend), plan);
         const spent = process.cpuUsage(cpu);
-        report.cpuMs = (spent.user + spent.system) / 1000;
+        const rssBeforeGcBytes = process.memoryUsage().rss;
         (globalThis as { gc?: () => void }).gc?.();
         const memory = process.memoryUsage();
-        report.rssBytes = memory.rss;
-        report.heapUsedBytes = memory.heapUsed;
-        return report;
+        return { ...samples, cpuMs: (spent.user + spent.system) / 1000, rssBytes: memory.rss, rssBeforeGcBytes, heapUsedBytes: memory.heapUsed };
     } finally {
         completion.dispose();
         chat.dispose();
@@ -156,7 +130,7 @@ if (require.main === module) {
     process.send?.({ type: 'ready' });
     process.once('message', () => {
         run(backend, plan).then(report => process.send?.({ type: 'report', report }), error => process.send?.({ type: 'report', report: {
-            completionMs: [], chatFirstTokenMs: [], failures: [`worker: ${error instanceof Error ? error.stack : String(error)}`], rssBytes: 0, heapUsedBytes: 0, cpuMs: 0
+            completionMs: [], chatFirstTokenMs: [], failures: [`worker: ${error instanceof Error ? error.stack : String(error)}`], rssBytes: 0, rssBeforeGcBytes: 0, heapUsedBytes: 0, cpuMs: 0
         } })).finally(() => setTimeout(() => process.exit(0), 50));
     });
 }

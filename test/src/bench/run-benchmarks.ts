@@ -7,7 +7,7 @@ import { CASES_PER_PROJECT, completionContextTable, CONTEXT_BUDGETS, measureComp
 import { completionSection, measureCompletionSideBySide } from './completion-benchmark';
 import { assembleTable, estimatorTable, measureAssemble, measureEstimator } from './context-benchmarks';
 import { hostileStreamTable, measureHostileStream } from './hostile-stream-benchmark';
-import { loadTable, measureLoad, FIRST_BYTE_MS, RAMP_MS, RECORD_MS } from './load-benchmark';
+import { loadSectionBody, measureLoadSection } from './load-section';
 import { longRunTable, measureLongRun } from './long-run-benchmark';
 import { mcpLoadTable, measureMcpLoad } from './mcp-load-benchmark';
 import { measureSearch, searchTable } from './search-benchmark';
@@ -45,35 +45,10 @@ async function main(): Promise<void> {
         ].join('\n'));
     }
     if (only === 'load') {
-        // Not in the default run: fifty backends take minutes and the whole machine.
-        console.log('Many users: N user backends against one provider…');
-        // Users of one deployment arrive over a ramp; the last row is the worst case, everyone in the same instant.
-        const rows = await measureLoad([{ users: 1, rampMs: 0 }, { users: 10, rampMs: RAMP_MS }, { users: 50, rampMs: RAMP_MS }, { users: 50, rampMs: 0 }]);
-        const table = loadTable(rows);
-        console.log(table);
-        writeSection('load', 'Many users: N backends against one provider', [
-            `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}.`,
-            'Each user is a backend of its own (a separate Node process composing the runtime as the Theia backend does:',
-            'configuration service, session pools, chat feature, completion engine) with its own home and workspace, all',
-            `against one fake provider on 127.0.0.1 that answers after ${FIRST_BYTE_MS} ms and then sends a record every ${RECORD_MS} ms. Each backend`,
-            'is started and left idle first (its start-up garbage collected), as a backend is started before its user asks',
-            'anything. Each user types (20 completion stops, 150 ms apart), then chats (2 turns, each with a read_file tool',
-            'round, a second apart). Users start evenly over the ramp in *started over*; the last row has all of them start in one',
-            'instant, the worst case. Latencies are from the request to the outcome (completion) or to the first token of the',
-            'answer the user reads (chat, after its tool round); ratios are p95 against one user. RSS is that of each backend after',
-            'a full GC at the end, median over users; CPU is what each backend spent on its user\'s whole session.',
-            'Aims: p95 at 50 users ≤ 1.5× one user; ≤ 150 MB per user backend. Run with `npm run bench load`.',
-            '',
-            table,
-            '',
-            `What limits them: this machine has ${cpus().length} cores for all the backends, the fake provider and the bench; nothing`,
-            'is shared between the backends but the provider, whose latency is fixed, so what grows with the users is the wait for',
-            'CPU. A completion costs its backend little; a chat turn costs more (two requests, the tool, the chat file saved), and',
-            'a backend\'s first chat turn most (code not yet optimized by V8). Users arriving over a few seconds keep both within',
-            `the aim; fifty first chat turns started in one instant queue for the ${cpus().length} cores. On Theia Cloud each user's backend`,
-            'has a pod and CPU of its own, which this single machine cannot show. RSS is QodeAssist\'s runtime in a bare',
-            'Node process; a whole Theia backend adds Theia\'s own share on top.'
-        ].join('\n'));
+        // Not in the default run: fifty core-only backends and ten real Theia backends take minutes and the whole machine.
+        const results = await measureLoadSection(line => console.log(line));
+        console.log(`Load benchmark: ${(results.wallSeconds / 60).toFixed(1)} min`);
+        writeSection('load', 'Many users: N backends against one provider', loadSectionBody(results));
     }
     if (!only || only === 'checkpoints') {
         console.log(`Checkpoints of a ${CHECKPOINT_FILES}-file workspace against git add -A && git commit…`);

@@ -119,7 +119,7 @@ describe('configuration loader', () => {
         fixture.user_('agents/broken.toml', 'name = [');
         const configuration = fixture.load();
         assert.ok(configuration.agents.has('claude-chat'));
-        assert.equal(configuration.agents.size, 38);
+        assert.equal(configuration.agents.size, 43);
         assert.equal(configuration.issues.length, 1);
     });
 

@@ -28,7 +28,7 @@ export interface AgentLinkOptions {
 function definitionOf(entry: AcpAgentEntry): AcpAgentDefinition {
     return {
         name: entry.name, command: entry.command, args: [...entry.args], env: [...entry.env],
-        ...(entry.description ? { description: entry.description } : {})
+        ...(entry.description ? { description: entry.description } : {}), ...(entry.gateway ? { gateway: { ...entry.gateway } } : {})
     };
 }
 

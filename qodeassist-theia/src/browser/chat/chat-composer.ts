@@ -1,5 +1,5 @@
 import type { ContentRef, ContextManifest } from '@qodeassist/core';
-import { DisposableCollection, nls } from '@theia/core';
+import { DisposableCollection, nls, QuickInputService } from '@theia/core';
 import URI from '@theia/core/lib/common/uri';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
 import { EditorManager } from '@theia/editor/lib/browser/editor-manager';
@@ -13,6 +13,9 @@ import {
 import { QodeAssistPreferences, rulesSettingsOf, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
 import { ChatComposerPort, OutgoingAttachment } from './chat-controller';
 import { applySuggestion, mentionsIn, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
+import { ChatMcpOffers, chooseMcpOffer, draftWithPrompt, McpOffer, partBytes } from './chat-mcp-offers';
+import { QodeAssistMcpFeaturesService } from '../../common/mcp-features-protocol';
+import { McpClientImpl } from '../mcp/mcp-client';
 import { commandSuggestions, nextAgentState } from './agent-session-state';
 import { HeldImage, holdImage, ImageNotice, imagesNotTakenOf, localImageRefusal, noticeForAttached } from './chat-image-notice';
 import { chatCosts, ChatCosts, RequestUsage } from './chat-usage';
@@ -73,6 +76,9 @@ export class ChatComposer implements ChatComposerPort {
     @inject(EditorManager) protected readonly editors: EditorManager;
     @inject(FileService) protected readonly files: FileService;
     @inject(FileDialogService) protected readonly fileDialogs: FileDialogService;
+    @inject(QodeAssistMcpFeaturesService) protected readonly mcpFeatures: QodeAssistMcpFeaturesService;
+    @inject(McpClientImpl) protected readonly mcpClient: McpClientImpl;
+    @inject(QuickInputService) protected readonly quickInput: QuickInputService;
 
     draft = '';
     inputElement: HTMLTextAreaElement | null = null;
@@ -90,6 +96,8 @@ export class ChatComposer implements ChatComposerPort {
     agents: AgentChoice[] = [];
     roles: RoleChoice[] = [];
     protected skillChoices: SkillChoice[] = [];
+    /** The workspace's MCP resources (on `@`) and prompts (on `/`), refreshed when a server's lists change. */
+    protected readonly mcpOffers = new ChatMcpOffers();
     suggestions: Suggestions | undefined;
     /** The external agent's modes and commands in this chat now, as its events told them. */
     agentSession: AgentSessionState | undefined;
@@ -118,6 +126,7 @@ export class ChatComposer implements ChatComposerPort {
         this.syncOpenEditors = this.preferences['qodeassist.chat.syncOpenEditors'];
         this.toDispose.push(this.editors.onCreated(() => this.syncOpenEditors && this.scheduleEstimate()));
         this.toDispose.push({ dispose: () => clearTimeout(this.estimateTimer) });
+        this.toDispose.push(this.mcpClient.onDidChange(() => void this.loadMcpOffers()));
     }
 
     /** Joins the composer to its chat and its view (which renders on `update`). */
@@ -461,6 +470,15 @@ export class ChatComposer implements ChatComposerPort {
         } catch {
             // The pickers stay as they were; sending reports configuration problems with their fix.
         }
+        await this.loadMcpOffers();
+    }
+
+    protected async loadMcpOffers(): Promise<void> {
+        try {
+            this.mcpOffers.set(await this.mcpFeatures.catalog(this.workspacePath));
+        } catch {
+            // No hub answer: nothing of MCP is offered until the servers change again.
+        }
     }
 
     async updateSuggestions(): Promise<void> {
@@ -477,7 +495,7 @@ export class ChatComposer implements ChatComposerPort {
         if (trigger.kind === 'skill' && this.externalAgent()) {
             items = commandSuggestions(this.agentSession, trigger.query);
         } else if (trigger.kind === 'skill') {
-            items = this.skillChoices.filter(skill => skill.name.startsWith(trigger.query)).map(skill => ({ value: skill.name, detail: skill.description }));
+            items = [...this.skillChoices.filter(skill => skill.name.startsWith(trigger.query)).map(skill => ({ value: skill.name, detail: skill.description })), ...this.mcpOffers.commands(trigger.query)];
         } else {
             const open = this.editors.all.filter(widget => widget.editor.uri.scheme === 'file').map(widget => this.relativePath(widget.editor.uri.path.fsPath()));
             const workspace = this.workspacePath;
@@ -486,7 +504,10 @@ export class ChatComposer implements ChatComposerPort {
             if (current?.query !== trigger.query || current.kind !== trigger.kind) {
                 return;
             }
-            items = rankMentions(trigger.query, open, found).map(path => ({ value: path, detail: open.includes(path) ? nls.localize('qodeassist/chat/openEditor', 'open editor') : undefined }));
+            items = [
+                ...rankMentions(trigger.query, open, found).map(path => ({ value: path, detail: open.includes(path) ? nls.localize('qodeassist/chat/openEditor', 'open editor') : undefined })),
+                ...this.mcpOffers.mentions(trigger.query).slice(0, 12)
+            ];
         }
         this.suggestions = items.length > 0 ? { trigger, items, index: 0 } : undefined;
         this.update();
@@ -513,6 +534,11 @@ export class ChatComposer implements ChatComposerPort {
         if (!input || !this.suggestions) {
             return;
         }
+        const offer = this.mcpOffers.offerFor(value);
+        if (offer && (this.suggestions.trigger.kind === 'skill') === (offer.kind === 'prompt')) {
+            void this.chooseMcp(offer, input);
+            return;
+        }
         const next = applySuggestion(input.value, input.selectionStart ?? input.value.length, this.suggestions.trigger, value);
         input.value = next.text;
         this.draft = next.text;
@@ -521,6 +547,39 @@ export class ChatComposer implements ChatComposerPort {
         this.suggestions = undefined;
         this.scheduleEstimate();
         this.update();
+    }
+
+    /** An MCP resource is read and attached now (its arguments asked first); a prompt's result replaces the `/command`. */
+    protected async chooseMcp(offer: McpOffer, input: HTMLTextAreaElement): Promise<void> {
+        const trigger = this.suggestions!.trigger;
+        const caret = input.selectionStart ?? input.value.length;
+        const typed = input.value;
+        this.suggestions = undefined;
+        // The `@query` typed goes; a prompt's `/command` is replaced by its text once it comes.
+        const without = offer.kind === 'prompt' ? typed : typed.slice(0, trigger.start) + typed.slice(caret).replace(/^\S*\s?/, '');
+        this.setDraft(without);
+        this.error = undefined;
+        this.update();
+        const workspace = this.workspacePath;
+        try {
+            await chooseMcpOffer(offer, {
+                read: resource => this.mcpFeatures.readResource(workspace, resource.server, resource.uri),
+                readTemplate: (template, values) => this.mcpFeatures.readTemplate(workspace, template.server, template.name, values),
+                getPrompt: (prompt, values) => this.mcpFeatures.getPrompt(workspace, prompt.server, prompt.name, values),
+                ask: (chosen, argument) => this.quickInput.input({
+                    title: `${chosen.server}: ${chosen.label}`,
+                    prompt: `${argument.name}${argument.required ? '' : ` (${nls.localize('qodeassist/mcp/optional', 'optional')})`}${argument.description ? ` — ${argument.description}` : ''}`,
+                    placeHolder: argument.name, ignoreFocusLost: true
+                }),
+                attach: part => this.attachOne({ name: part.name, mediaType: part.mediaType, bytes: partBytes(part) }),
+                insert: result => this.setDraft(draftWithPrompt(typed, trigger.start, caret, result).text)
+            });
+        } catch (error) {
+            this.error = error instanceof Error ? error.message.replace(/^Request failed: /, '') : String(error);
+        }
+        this.scheduleEstimate();
+        this.update();
+        this.inputElement?.focus();
     }
 
     toggleManifest(): void {

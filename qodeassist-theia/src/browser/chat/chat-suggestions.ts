@@ -14,7 +14,8 @@ export interface SuggestionTrigger {
  */
 export function triggerAt(text: string, caret: number): SuggestionTrigger | undefined {
     const before = text.slice(0, caret);
-    const skill = /^\/([a-z0-9-]*)$/.exec(before);
+    // A skill is lower-case; an MCP prompt is `/mcp.<server>.<prompt>`, whose names may hold "." "_" and capitals.
+    const skill = /^\/([A-Za-z0-9._-]*)$/.exec(before);
     if (skill) {
         return { kind: 'skill', query: skill[1], start: 0 };
     }

@@ -17,6 +17,8 @@ import { ChatErrorAction, settingsTargetFor } from '../shared/error-affordance';
 import { ChatFileEdits } from '../shared/file-edits';
 import { askingOnProtected } from '../shared/protected-file-edits';
 import { PendingPermission } from '../shared/pending-permission';
+import { McpElicitationForms } from '../mcp/mcp-elicitation-view';
+import { McpElicitations } from '../mcp/mcp-elicitations';
 import { QodeAssistChatClientImpl } from '../shared/tool-host-client';
 import { QodeAssistProjectTrust } from '../trust/project-trust';
 import { ProjectTrustNotice } from '../trust/project-trust-notice';
@@ -136,6 +138,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     @inject(QodeAssistProjectTrust) protected readonly projectTrust: QodeAssistProjectTrust;
     @inject(ChatComposer) protected readonly composer: ChatComposer;
     @inject(BackendConnection) protected readonly backend: BackendConnection;
+    @inject(McpElicitations) protected readonly elicitations: McpElicitations;
 
     protected controller: ChatController;
     /** "Restore to here", "Undo restore" and the review of what the chat changed. */
@@ -150,6 +153,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     protected chatTitle: string | undefined;
     /** The saved chat this view is opening (restoring after a reload, or from History): the view shows it already, for History. */
     protected opening: ChatViewState | undefined;
+    protected elicitationChatId: string | undefined;
 
     @postConstruct()
     protected init(): void {
@@ -179,6 +183,8 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 streamed: ended => this.updateStreaming(ended),
                 checkSetup: () => void this.checkSetup(),
                 chatShown: opened => {
+                    this.elicitationChatId = opened.chatId;
+                    this.elicitations.showing(this, opened.chatId);
                     this.chatTitle = opened.chat?.title;
                     this.showTitle();
                     this.rewind?.reset();
@@ -192,6 +198,13 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         });
         this.showTitle();
         this.toDispose.push(this.backend.onDidChange(() => this.update()));
+        this.toDispose.push(this.elicitations.onDidChange(async () => {
+            // The chat whose MCP questions this view shows, as of the question's arrival.
+            this.elicitationChatId = await this.controller.currentChatId();
+            this.elicitations.showing(this, this.elicitationChatId);
+            this.stickToBottom = true;
+            this.update();
+        }));
         this.toDispose.push(this.projectTrust.onDidChange(() => {
             this.update();
             void this.checkSetup();
@@ -203,6 +216,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 this.rewind.dispose();
                 this.composer.dispose();
                 this.controller.dispose();
+                this.elicitations.showing(this, undefined);
             }
         });
         this.update();
@@ -418,6 +432,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 {controller.transcript.messages.length === 0 && !this.setup?.needed && this.renderEmptyState()}
                 <MessageList messages={controller.transcript.messages} changed={this.messagesChanged} permissions={controller.permissions} actions={this.actions}
                     stick={this.isStuckToBottom} transcript={controller.transcript} restorable={this.rewind.turns} />
+                <McpElicitationForms elicitations={this.elicitations} chatId={this.elicitationChatId} />
             </div>
             <ReviewPanel rewind={this.rewind} />
             <RestoreCard rewind={this.rewind} />

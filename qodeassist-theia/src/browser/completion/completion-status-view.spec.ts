@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { LaunchStatus } from '@qodeassist/core';
 import { addCounts, emptyFigures } from './completion-figures';
-import { completionDetailsMarkdown, completionStatusView, TriggerSummary } from './completion-status-view';
+import { completionDetailsMarkdown, completionStatusView, nextEditMarkdown, TriggerSummary } from './completion-status-view';
 
 const starting: LaunchStatus = {
     provider: 'ollama', state: 'starting', summary: 'starting Ollama…',
@@ -60,5 +60,13 @@ describe('the completion status popover', () => {
     it('a language id or agent name cannot break the table', () => {
         const markdown = completionDetailsMarkdown(automatic, addCounts(emptyFigures(new Date()), 'c|d', 'a*b', { shown: 1 }), 0);
         assert.ok(markdown.includes('| c\\|d | a\\*b | 1 |'), markdown);
+    });
+
+    it('says whether next edit suggestions are on for the language being edited, and nothing without an editor', () => {
+        assert.equal(nextEditMarkdown({ language: 'typescript', on: true }),
+            '**Next edit suggestions** are on for typescript: Tab jumps to a suggested edit, Tab again applies it, Esc dismisses.');
+        assert.equal(nextEditMarkdown({ language: 'markdown', on: false }),
+            '**Next edit suggestions** are off for markdown (qodeassist.nextEdit.enabled, qodeassist.nextEdit.disabledLanguages).');
+        assert.equal(nextEditMarkdown(undefined), '');
     });
 });

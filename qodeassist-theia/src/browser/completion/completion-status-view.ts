@@ -85,6 +85,22 @@ export function completionDetailsMarkdown(trigger: TriggerSummary, figures: Comp
     return lines.join('\n');
 }
 
+/** Whether next edit suggestions are asked for in the language being edited. */
+export interface NextEditSummary {
+    language: string;
+    on: boolean;
+}
+
+/** The popover's line on next edit suggestions for the language being edited; empty when no editor is focused. */
+export function nextEditMarkdown(summary: NextEditSummary | undefined): string {
+    if (!summary) {
+        return '';
+    }
+    return summary.on
+        ? `**Next edit suggestions** are on for ${escapeMarkdown(summary.language)}: Tab jumps to a suggested edit, Tab again applies it, Esc dismisses.`
+        : `**Next edit suggestions** are off for ${escapeMarkdown(summary.language)} (qodeassist.nextEdit.enabled, qodeassist.nextEdit.disabledLanguages).`;
+}
+
 /** Shown, accepted (share of shown) and still there (of those looked at again): the row's cells. */
 function countCells(counts: FigureCounts): string {
     const share = (part: number, whole: number) => whole > 0 ? ` (${Math.round(100 * part / whole)}%)` : '';

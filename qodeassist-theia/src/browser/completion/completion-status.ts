@@ -6,7 +6,7 @@ import { OutputChannel, OutputChannelManager } from '@theia/output/lib/browser/o
 import { MarkdownStringImpl } from '@theia/core/lib/common/markdown-rendering/markdown-string';
 import { QodeAssistCompletionClient } from '../../common/completion-protocol';
 import { CompletionFiguresRecorder } from './completion-figures-recorder';
-import { completionDetailsMarkdown, completionStatusView, TriggerSummary } from './completion-status-view';
+import { completionDetailsMarkdown, completionStatusView, nextEditMarkdown, NextEditSummary, TriggerSummary } from './completion-status-view';
 
 export const SHOW_COMPLETION_LOG = 'qodeassist.completion.showLog';
 export const RESET_COMPLETION_FIGURES = 'qodeassist.completion.resetFigures';
@@ -32,6 +32,7 @@ export class CompletionStatus implements QodeAssistCompletionClient {
     /** Local servers being started for a completion, by provider: what the item says while they start. */
     protected readonly launching = new Map<string, LaunchStatus>();
     protected trigger: (() => TriggerSummary) | undefined;
+    protected nextEdit: (() => NextEditSummary | undefined) | undefined;
 
     get channel(): OutputChannel {
         return this.outputs.getChannel('QodeAssist Completion');
@@ -41,6 +42,11 @@ export class CompletionStatus implements QodeAssistCompletionClient {
     describeTrigger(trigger: () => TriggerSummary): void {
         this.trigger = trigger;
         this.render();
+    }
+
+    /** Where the popover learns whether next edit suggestions are on for the language being edited. */
+    describeNextEdit(nextEdit: () => NextEditSummary | undefined): void {
+        this.nextEdit = nextEdit;
     }
 
     setEnabled(enabled: boolean): void {
@@ -88,7 +94,8 @@ export class CompletionStatus implements QodeAssistCompletionClient {
 
     protected async popover(summary: string): Promise<MarkdownStringImpl> {
         const figures = await this.figures.figures().catch(() => undefined);
-        const details = this.trigger ? completionDetailsMarkdown(this.trigger(), figures, this.figures.pendingChecks) : '';
+        const details = [this.trigger ? completionDetailsMarkdown(this.trigger(), figures, this.figures.pendingChecks) : '', nextEditMarkdown(this.nextEdit?.())]
+            .filter(Boolean).join('\n\n');
         const markdown = new MarkdownStringImpl(undefined, { isTrusted: { enabledCommands: [SHOW_COMPLETION_LOG, RESET_COMPLETION_FIGURES] } });
         markdown.appendText(summary);
         return markdown.appendMarkdown(details ? `\n\n${details}` : '');

@@ -36,8 +36,8 @@ describe('the trigger plan: what a keystroke leads to', () => {
     };
     const table: Array<[string, Partial<TriggerInput>, Omit<TriggerPlan, 'why'>]> = [
         ['automatic, a pause in ordinary text: reuse at once, ask after the debounce', {}, { reuse: true, request: true, quietMs: 180 }],
-        ['automatic, eager context: reuse at once, ask after the floor', { context: 'eager' }, { reuse: true, request: true, quietMs: 90 }],
-        ['automatic, eager context without a known rhythm: ask at once', { context: 'eager', eagerFloorMs: 0 }, { reuse: true, request: true, quietMs: 0 }],
+        ['automatic, eager context: reuse at once, ask once the burst paused', { context: 'eager' }, { reuse: true, request: true, quietMs: 90 }],
+        ['automatic, eager context with a debounce set to 0: ask at once', { context: 'eager', eagerFloorMs: 0 }, { reuse: true, request: true, quietMs: 0 }],
         ['automatic, inside a word or after a dot: reuse only, never ask', { context: 'suppress' }, { reuse: true, request: false, quietMs: 0 }],
         ['automatic, too little typed since the last request: reuse only', { typed: 1, minTyped: 3 }, { reuse: true, request: false, quietMs: 0 }],
         ['automatic, too little typed matters not at an eager context', { context: 'eager', typed: 0, minTyped: 3 }, { reuse: true, request: true, quietMs: 90 }],

@@ -62,6 +62,7 @@ export interface TriggerInput {
     /** qodeassist.completion.minTypedChars */
     minTyped: number;
     debounceMs: number;
+    /** The quiet time that ends a burst (TypingRhythm): an eager context asks then, at once. */
     eagerFloorMs: number;
 }
 
@@ -69,7 +70,9 @@ export interface TriggerInput {
  * What to do when the editor asks for a suggestion. `reuse`: show at once what costs no model request
  * (the cache, or a request under way the user is typing into) — every automatic trigger does that
  * first. `request`: then ask the model once the last keystroke is `quietMs` old (when the user types
- * on, the editor cancels the wait).
+ * on, the editor cancels the wait). No automatic request goes inside a burst of typing: `quietMs` is at
+ * least the pause the typist's rhythm says ends a burst (TypingRhythm), eager contexts only skip the
+ * debounce's margin and the typed-character threshold.
  */
 export interface TriggerPlan {
     reuse: boolean;
@@ -95,7 +98,7 @@ export function triggerPlan(input: TriggerInput): TriggerPlan {
         case 'suppress':
             return { reuse: true, request: false, quietMs: 0, why: 'inside a word or after a member access' };
         case 'eager':
-            return { reuse: true, request: true, quietMs: input.eagerFloorMs, why: 'eager context' };
+            return { reuse: true, request: true, quietMs: input.eagerFloorMs, why: 'eager context, once the burst of typing paused' };
         default:
             return input.typed < input.minTyped
                 ? { reuse: true, request: false, quietMs: 0, why: `fewer than ${input.minTyped} characters typed since the last request` }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { MIN_GAPS, RHYTHM_WINDOW, TypingRhythm } from './typing-rhythm';
+import { MIN_GAPS, PAUSE_FLOOR_MS, RHYTHM_WINDOW, TypingRhythm } from './typing-rhythm';
 
 /** A typist's keystrokes at these gaps (ms), starting at t = 1000. */
 function typed(gaps: readonly number[]): TypingRhythm {
@@ -14,38 +14,47 @@ function typed(gaps: readonly number[]): TypingRhythm {
 }
 
 describe('the typing rhythm behind the adaptive debounce', () => {
-    it('uses the configured debounce, and asks at once at eager contexts, until enough gaps are known', () => {
-        assert.deepEqual(typed(Array(MIN_GAPS - 1).fill(80)).timings(350, true), { debounceMs: 350, eagerFloorMs: 0, adaptive: false });
+    it('uses the configured debounce everywhere, eager contexts too, until enough gaps are known', () => {
+        assert.deepEqual(typed(Array(MIN_GAPS - 1).fill(80)).timings(350, true), { debounceMs: 350, eagerFloorMs: 350, adaptive: false });
     });
 
-    it('a steady 80 ms typist: 1.5 × the 75th-percentile gap, and the 90th-percentile gap at eager contexts', () => {
+    it('a steady 80 ms typist: the burst has paused at 2 × the median gap; the debounce is never sooner', () => {
         const timings = typed([70, 75, 80, 80, 80, 85, 90, 95, 100, 110, 80, 80]).timings(350, true);
-        // Sorted: 70 75 80 80 80 80 80 85 90 95 100 110 — the 9th of 12 (75th percentile) is 90, the 11th (90th) is 100.
-        assert.deepEqual(timings, { debounceMs: 135, eagerFloorMs: 100, adaptive: true });
+        // Sorted: 70 75 80 80 80 80 80 85 90 95 100 110 — the median (6th of 12) is 80, the 75th percentile (9th) 90: 1.5 × 90 = 135 < 160.
+        assert.deepEqual(timings, { debounceMs: 160, eagerFloorMs: 160, adaptive: true });
     });
 
-    it('a slow typist waits longer, never more than 600 ms; the eager floor stops at 150 ms', () => {
-        assert.deepEqual(typed(Array(12).fill(250)).timings(350, true), { debounceMs: 375, eagerFloorMs: 150, adaptive: true });
-        assert.deepEqual(typed(Array(12).fill(450)).timings(350, true), { debounceMs: 600, eagerFloorMs: 150, adaptive: true });
+    it('a typist with a spread rhythm: 1.5 × the 75th-percentile gap when longer than the pause', () => {
+        const timings = typed([60, 60, 70, 80, 80, 90, 150, 160, 170, 180, 190, 200]).timings(350, true);
+        // Median (6th of 12) 90 → pause 180; 75th percentile (9th) 170 → 255.
+        assert.deepEqual(timings, { debounceMs: 255, eagerFloorMs: 180, adaptive: true });
     });
 
-    it('a very fast typist is never asked for sooner than 100 ms', () => {
-        assert.deepEqual(typed(Array(12).fill(30)).timings(350, true), { debounceMs: 100, eagerFloorMs: 30, adaptive: true });
+    it('a slow typist waits longer, never more than 600 ms, eager contexts included', () => {
+        assert.deepEqual(typed(Array(12).fill(250)).timings(350, true), { debounceMs: 500, eagerFloorMs: 500, adaptive: true });
+        assert.deepEqual(typed(Array(12).fill(450)).timings(350, true), { debounceMs: 600, eagerFloorMs: 600, adaptive: true });
+    });
+
+    it('a very fast typist: the pause floor (60 ms) at eager contexts, 100 ms elsewhere', () => {
+        assert.deepEqual(typed(Array(12).fill(20)).timings(350, true), { debounceMs: 100, eagerFloorMs: PAUSE_FLOOR_MS, adaptive: true });
+        assert.deepEqual(typed(Array(12).fill(35)).timings(350, true), { debounceMs: 100, eagerFloorMs: 70, adaptive: true });
     });
 
     it('pauses of a second or more are not rhythm: a typist who stops to think keeps a short debounce', () => {
         const gaps = [80, 80, 80, 80, 1_600, 80, 80, 80, 2_500, 80, 80, 80];
-        assert.deepEqual(typed(gaps).timings(350, true), { debounceMs: 120, eagerFloorMs: 80, adaptive: true });
+        assert.deepEqual(typed(gaps).timings(350, true), { debounceMs: 160, eagerFloorMs: 160, adaptive: true });
         assert.equal(typed(gaps).sampleCount, 10);
     });
 
     it('follows a change of pace: the window keeps the last gaps only', () => {
         const rhythm = typed([...Array(RHYTHM_WINDOW).fill(300), ...Array(RHYTHM_WINDOW).fill(60)]);
-        assert.deepEqual(rhythm.timings(350, true), { debounceMs: 100, eagerFloorMs: 60, adaptive: true });
+        assert.deepEqual(rhythm.timings(350, true), { debounceMs: 120, eagerFloorMs: 120, adaptive: true });
         assert.equal(rhythm.sampleCount, RHYTHM_WINDOW);
     });
 
-    it('off: the configured debounce whatever the rhythm, and eager contexts at once', () => {
-        assert.deepEqual(typed(Array(20).fill(80)).timings(300, false), { debounceMs: 300, eagerFloorMs: 0, adaptive: false });
+    it('off: the configured debounce whatever the rhythm; eager contexts still wait for the pause, at most that debounce', () => {
+        assert.deepEqual(typed(Array(20).fill(80)).timings(300, false), { debounceMs: 300, eagerFloorMs: 160, adaptive: false });
+        assert.deepEqual(typed(Array(20).fill(200)).timings(300, false), { debounceMs: 300, eagerFloorMs: 300, adaptive: false });
+        assert.deepEqual(typed(Array(3).fill(80)).timings(300, false), { debounceMs: 300, eagerFloorMs: 300, adaptive: false });
     });
 });

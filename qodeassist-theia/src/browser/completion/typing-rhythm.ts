@@ -1,34 +1,40 @@
 /** The bounds of the adaptive debounce (ms): never sooner than a fast typist's gap, never longer than a pause anyone notices. */
 export const DEBOUNCE_BOUNDS = { min: 100, max: 600 } as const;
-/** The eager floor's bound (ms): at most the time a model needs to start answering, so waiting it never doubles the wait. */
-export const EAGER_FLOOR_MAX = 150;
 /** A gap this long or longer is a pause, not the rhythm of typing: it is left out. */
 export const PAUSE_GAP_MS = 1_000;
 /** Gaps remembered (a moving window: the rhythm follows a user who slows down or warms up). */
 export const RHYTHM_WINDOW = 50;
 /** The debounce is this many times the 75th-percentile gap. */
 export const DEBOUNCE_FACTOR = 1.5;
-/** Gaps needed before the rhythm is trusted; until then the configured debounce applies and eager contexts ask at once. */
+/** The burst has paused once the quiet time is this many times the typist's median gap. */
+export const PAUSE_FACTOR = 2;
+/** ... and never sooner than this (ms): a hitch of the browser between two keys is not a pause. */
+export const PAUSE_FLOOR_MS = 60;
+/** Gaps needed before the rhythm is trusted; until then the configured debounce applies everywhere. */
 export const MIN_GAPS = 8;
 
 export interface RhythmTimings {
     /** Quiet time after a keystroke before a completion is asked for in an ordinary context. */
     debounceMs: number;
-    /** Quiet time after a keystroke at an eager context (a fresh line, after `{ ( , = [ ; :`). */
+    /**
+     * Quiet time after a keystroke at an eager context (a fresh line, after `{ ( , = [ ; :`): the moment the typist's
+     * own rhythm says the burst paused. Never 0 while the rhythm is unknown: a request inside a burst is paid for and
+     * replaced.
+     */
     eagerFloorMs: number;
-    /** Whether these follow the typing (false: the configured debounce, eager contexts at once). */
+    /** Whether the debounce follows the typing (false: the configured debounce). */
     adaptive: boolean;
 }
 
 /**
  * The user's typing rhythm as a moving window of the gaps between keystrokes (Tabby-style).
- * The debounce is 1.5 × the 75th-percentile gap, within 100–600 ms. Gaps inside a burst of typing are
- * roughly log-normal (σ ≈ 0.35 for a practised typist), so that is about 1.9 × the median gap and
- * longer than ~97 % of them: a request goes when the typist has stopped, not between two keys (Tabby
- * waits 1.5–3 × the mean gap). At an eager context the wait is only the 90th-percentile gap itself
- * (at most 150 ms): nine of ten keys of ongoing typing come sooner, so a request goes only when the
- * typist has paused there, not when the next key was merely a little late — a request sent while
- * typing goes on would be replaced at once.
+ *
+ * No context asks inside a burst of typing (issue #38): every request costs prompt tokens, even when the next
+ * key cancels it. The burst has paused when the quiet time reaches 2 × the typist's median gap (at least 60 ms):
+ * gaps within a burst are roughly log-normal (σ ≈ 0.35 for a practised typist, ≈ 0.5 for most), so about 2–8 % of
+ * them are that long, against 10 % or more for the 90th-percentile floor used before. Eager contexts ask then, at once;
+ * ordinary ones wait the debounce, 1.5 × the 75th-percentile gap (≈ 1.9–2.1 × the median) within 100–600 ms and
+ * never sooner than the pause. Tabby waits 1.5–3 × the mean gap.
  */
 export class TypingRhythm {
     private readonly gaps: number[] = [];
@@ -48,19 +54,20 @@ export class TypingRhythm {
         this.last = t;
     }
 
-    /** The timings to use now; `configuredMs` is qodeassist.completion.debounceMs, used alone when not adaptive or too little is known. */
+    /**
+     * The timings to use now; `configuredMs` is qodeassist.completion.debounceMs. Not adaptive: it is the debounce,
+     * and eager contexts still wait for the pause (at most it). Too little known: it applies everywhere.
+     */
     timings(configuredMs: number, adaptive: boolean): RhythmTimings {
-        if (!adaptive) {
-            return { debounceMs: configuredMs, eagerFloorMs: 0, adaptive: false };
-        }
         if (this.gaps.length < MIN_GAPS) {
-            return { debounceMs: configuredMs, eagerFloorMs: 0, adaptive: false };
+            return { debounceMs: configuredMs, eagerFloorMs: configuredMs, adaptive: false };
         }
-        return {
-            debounceMs: Math.round(clamp(DEBOUNCE_FACTOR * percentile(this.gaps, 0.75), DEBOUNCE_BOUNDS.min, DEBOUNCE_BOUNDS.max)),
-            eagerFloorMs: Math.round(Math.min(percentile(this.gaps, 0.9), EAGER_FLOOR_MAX)),
-            adaptive: true
-        };
+        const pause = Math.min(DEBOUNCE_BOUNDS.max, Math.max(PAUSE_FLOOR_MS, PAUSE_FACTOR * percentile(this.gaps, 0.5)));
+        if (!adaptive) {
+            return { debounceMs: configuredMs, eagerFloorMs: Math.round(Math.min(pause, configuredMs)), adaptive: false };
+        }
+        const debounce = clamp(Math.max(DEBOUNCE_FACTOR * percentile(this.gaps, 0.75), pause), DEBOUNCE_BOUNDS.min, DEBOUNCE_BOUNDS.max);
+        return { debounceMs: Math.round(debounce), eagerFloorMs: Math.round(pause), adaptive: true };
     }
 
     get sampleCount(): number {

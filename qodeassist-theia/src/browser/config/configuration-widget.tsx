@@ -16,6 +16,7 @@ import { ExternalAgentsSection } from './external-agents-section';
 import { ProblemsSection } from './problems-section';
 import { FocusRequest, focusRef, NewProviderForm, ProvidersSection } from './providers-section';
 import { AcpAgentConsentDialog } from '../mcp/mcp-dialogs';
+import { McpServersList } from './mcp-servers-section';
 
 /** Hears the backend say the configuration changed; the view refreshes. */
 @injectable()
@@ -295,7 +296,11 @@ export class ConfigurationWidget extends ReactWidget {
                 clearKey={ref => void this.run(() => this.service.clearKey(ref))} addProvider={() => void this.addProvider()} openFile={file => this.openFile(file)} />
             {this.renderAgents(overview, focus)}
             <ExternalAgentsSection agents={overview.externalAgents ?? []} tests={this.agentTests} roots={this.roots}
-                test={name => void this.testExternalAgent(name)} openFile={file => this.openFile(file)} consent={consent => void this.consentToExternalAgent(consent)} />
+                test={name => void this.testExternalAgent(name)} openFile={file => this.openFile(file)} consent={consent => void this.consentToExternalAgent(consent)}
+                registry={{
+                    load: refresh => this.service.registryAgents(this.workspacePath, this.preferences['qodeassist.acp.registryUrl'], refresh),
+                    add: id => this.service.addRegistryAgent(this.workspacePath, this.preferences['qodeassist.acp.registryUrl'], id)
+                }} />
             {this.renderRosters(overview)}
             {this.renderRoles(overview)}
             {this.renderTools(overview)}
@@ -502,11 +507,8 @@ export class ConfigurationWidget extends ReactWidget {
                 <button type='button' className='theia-button secondary' data-action='mcp-connect' title={nls.localize('qodeassist/config/mcpConnectHint', 'Show how to connect MCP clients to QodeAssist\'s server')}
                     onClick={() => void this.commands.executeCommand('qodeassist.mcp.connectClients')}>{nls.localize('qodeassist/config/mcpConnect', 'Connect clients…')}</button>
             </div>
-            <ul className='qa-config-list'>{this.mcpServers.map(state => <li key={state.name} data-mcp-server={state.name} data-status={state.status}>
-                <span className='qa-config-name'>{state.name}</span> {state.status}{state.status === 'ready' ? ` · ${state.tools.length} tools` : ''}{state.error ? ` — ${state.error}` : ''}
-                <button type='button' className='theia-button secondary' data-action='mcp-reconnect' aria-label={nls.localize('qodeassist/config/reconnectOf', 'Reconnect {0}', state.name)}
-                    title={nls.localize('qodeassist/config/reconnectHint', 'Stop and start the MCP server {0} again', state.name)} onClick={() => void this.run(() => this.mcp.reconnect(this.workspacePath, state.name))}>{nls.localize('qodeassist/config/reconnect', 'Reconnect')}</button>
-            </li>)}</ul>
+            <McpServersList servers={this.mcpServers} reconnect={name => void this.run(() => this.mcp.reconnect(this.workspacePath, name))}
+                signIn={name => void this.commands.executeCommand('qodeassist.mcp.signIn', name)} signOut={name => void this.run(() => this.mcp.signOut(this.workspacePath, name))} />
         </section>;
     }
 }

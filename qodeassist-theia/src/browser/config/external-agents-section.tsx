@@ -2,6 +2,7 @@ import { nls } from '@theia/core';
 import { codicon } from '@theia/core/lib/browser';
 import * as React from '@theia/core/shared/react';
 import { AcpAgentTest, ConsentDetails, ExternalAgentSummary } from '../../common/config-protocol';
+import { AcpRegistryList, AcpRegistryListProps } from './acp-registry-list';
 import { displayPath, PathRoot } from './display-path';
 
 export interface ExternalAgentsSectionProps {
@@ -12,6 +13,8 @@ export interface ExternalAgentsSectionProps {
     openFile(file: string): void;
     /** Opens the consent dialog of a project's agent waiting for it. */
     consent(details: ConsentDetails): void;
+    /** The ACP registry's agents to add (absent: not offered). */
+    registry?: Pick<AcpRegistryListProps, 'load' | 'add'>;
 }
 
 /** What a Test found: the agent's name, version, protocol and what it takes, or the error with its output. */
@@ -36,9 +39,9 @@ function TestResult({ result }: { result: AcpAgentTest | 'testing' | undefined }
 /**
  * External coding agents (`acp/*.toml`): each with where it comes from, whether its program is
  * installed (and how to install it when not), the command it runs, and a Test that starts it for the
- * initialize handshake only.
+ * initialize handshake only; below them, the ACP registry's agents not yet configured, to add.
  */
-export function ExternalAgentsSection({ agents, tests, roots, test, openFile, consent }: ExternalAgentsSectionProps): React.ReactElement {
+export function ExternalAgentsSection({ agents, tests, roots, test, openFile, consent, registry }: ExternalAgentsSectionProps): React.ReactElement {
     return <section className='qa-config-section' data-section='external-agents' aria-labelledby='qa-config-external-agents'>
         <h2 id='qa-config-external-agents'>{nls.localize('qodeassist/config/externalAgents', 'External agents (ACP)')}</h2>
         <p className='qa-config-note'>{nls.localize('qodeassist/config/externalAgentsNote',
@@ -50,7 +53,8 @@ export function ExternalAgentsSection({ agents, tests, roots, test, openFile, co
                     {agent.description && <div className='qa-config-detail'>{agent.description}</div>}</td>
                 <td className='qa-config-cell' title={agent.installedAt ?? agent.problem}>{agent.installedAt
                     ? <span data-state='installed'><i className={codicon('check')} aria-hidden='true' /> {agent.installedAt}</span>
-                    : <span data-state='not-found'><i className={codicon('circle-slash')} aria-hidden='true' /> {nls.localize('qodeassist/config/notFound', 'not found')}
+                    : <span data-state={agent.unavailableInGateway ? 'gateway-unavailable' : 'not-found'}><i className={codicon('circle-slash')} aria-hidden='true' /> {agent.unavailableInGateway
+                        ? nls.localize('qodeassist/config/gatewayUnavailable', 'unavailable in gateway mode') : nls.localize('qodeassist/config/notFound', 'not found')}
                         {agent.problem && <div className='qa-config-detail'>{agent.problem}</div>}</span>}</td>
                 <td className='qa-config-cell'><code>{agent.commandLine}</code></td>
                 <td className='qa-config-cell'><a href='#' title={agent.file} onClick={event => { event.preventDefault(); openFile(agent.file); }}>{displayPath(agent.file, roots)}</a></td>
@@ -67,5 +71,6 @@ export function ExternalAgentsSection({ agents, tests, roots, test, openFile, co
                 </td>
             </tr>)}</tbody>
         </table>
+        {registry && <AcpRegistryList load={registry.load} add={registry.add} configured={agents.map(agent => agent.name)} openFile={openFile} />}
     </section>;
 }

@@ -8,6 +8,8 @@ import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences
 import { QodeAssistSwitch } from '../qodeassist-switch';
 import { McpClientImpl } from './mcp-client';
 import { McpServerConsentDialog } from './mcp-dialogs';
+import { signInToMcpServer } from './mcp-sign-in';
+import { WindowService } from '@theia/core/lib/browser/window/window-service';
 
 export { McpClientImpl };
 
@@ -15,6 +17,8 @@ export namespace QodeAssistMcpCommands {
     export const SERVERS: Command = Command.toLocalizedCommand({ id: 'qodeassist.mcp.servers', category: 'QodeAssist', label: 'MCP Servers…' }, 'qodeassist/mcp/servers');
     export const CONNECT: Command = Command.toLocalizedCommand({ id: 'qodeassist.mcp.connectClients', category: 'QodeAssist', label: 'Connect Other MCP Clients to QodeAssist…' }, 'qodeassist/mcp/connect');
     export const ROTATE: Command = Command.toLocalizedCommand({ id: 'qodeassist.mcp.rotateToken', category: 'QodeAssist', label: 'Rotate MCP Server Token' }, 'qodeassist/mcp/rotate');
+    /** Argument: the server's name. */
+    export const SIGN_IN: Command = { id: 'qodeassist.mcp.signIn' };
 }
 
 /** VS Code asks for the token itself (a password input), so the snippet never holds it. */
@@ -40,7 +44,7 @@ export function connectionSnippets(status: Pick<McpServerStatus, 'url' | 'bridge
 }
 
 const STATUS_LABEL: Record<McpServerState['status'], string> = {
-    connecting: 'connecting…', ready: 'ready', failed: 'failed', disabled: 'disabled', 'needs-consent': 'waiting for your consent'
+    connecting: 'connecting…', ready: 'ready', failed: 'failed', disabled: 'disabled', 'needs-consent': 'waiting for your consent', 'needs-sign-in': 'waiting for you to sign in'
 };
 
 /**
@@ -58,6 +62,9 @@ export class McpContribution implements FrontendApplicationContribution, Command
     @inject(QuickInputService) protected readonly quickInput: QuickInputService;
     @inject(QodeAssistSwitch) protected readonly qodeAssistSwitch: QodeAssistSwitch;
     @inject(McpClientImpl) protected readonly mcpClient: McpClientImpl;
+    @inject(WindowService) protected readonly windows: WindowService;
+    /** Servers already offered a sign-in in this window. */
+    protected readonly offeredSignIns = new Set<string>();
 
     protected lastError: string | undefined;
     /** Fingerprints already offered in this window: a project server is offered once, then waits in the servers list. */
@@ -84,6 +91,9 @@ export class McpContribution implements FrontendApplicationContribution, Command
     registerCommands(commands: CommandRegistry): void {
         commands.registerCommand(QodeAssistMcpCommands.SERVERS, { execute: () => this.showServers() });
         commands.registerCommand(QodeAssistMcpCommands.CONNECT, { execute: () => this.showConnection() });
+        commands.registerCommand(QodeAssistMcpCommands.SIGN_IN, {
+            execute: (server: string) => signInToMcpServer({ service: this.service, messages: this.messages, windows: this.windows }, this.workspacePath(), server)
+        });
         commands.registerCommand(QodeAssistMcpCommands.ROTATE, {
             execute: async () => {
                 const status = await this.service.rotateToken();
@@ -195,6 +205,10 @@ export class McpContribution implements FrontendApplicationContribution, Command
                     this.offeredConsents.add(consent.fingerprint);
                     void this.offerConsent(workspacePath, consent);
                 }
+                if (server.status === 'needs-sign-in' && !this.offeredSignIns.has(server.name)) {
+                    this.offeredSignIns.add(server.name);
+                    void this.offerSignIn(server);
+                }
             }
         }).catch(() => undefined);
     }
@@ -206,6 +220,17 @@ export class McpContribution implements FrontendApplicationContribution, Command
             nls.localize('qodeassist/mcp/consentOffer', 'The project\'s MCP server "{0}" waits for your consent to start.', consent.server), review);
         if (answer === review) {
             await this.askConsent(workspacePath, consent);
+        }
+    }
+
+    /** A notification whose action starts the sign-in (the server's name only: letters, digits, "." "_" "-"). */
+    protected async offerSignIn(server: McpServerState): Promise<void> {
+        const signIn = nls.localize('qodeassist/mcp/signIn', 'Sign in');
+        const answer = await this.messages.info(server.auth?.authorizationServer
+            ? nls.localize('qodeassist/mcp/signInOfferAt', 'The MCP server "{0}" asks you to sign in (at {1}).', server.name, server.auth.authorizationServer)
+            : nls.localize('qodeassist/mcp/signInOffer', 'The MCP server "{0}" asks you to sign in.', server.name), signIn);
+        if (answer === signIn) {
+            await signInToMcpServer({ service: this.service, messages: this.messages, windows: this.windows }, this.workspacePath(), server.name);
         }
     }
 

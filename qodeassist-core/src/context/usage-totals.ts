@@ -1,28 +1,11 @@
-import { UsageCost } from '../config/pricing';
+import { CostTotal, sumCosts as sumRequestCosts } from '../protocol';
 import { HistoryMessage, MessageUsage } from './conversation-history';
 
-/** What a set of requests cost: one sum per currency, and how many requests had no price (their cost is not in the sums). */
-export interface CostTotal {
-    amounts: UsageCost[];
-    /** Requests whose model had no price when they were received. */
-    unpriced: number;
-}
+export type { CostTotal };
 
-/** Sums per currency (a chat may have used agents priced in different currencies); undefined when no request had a price — no figure, never a guess. */
+/** Sums per currency of the requests' costs; undefined when none had a price (the browser sums the same way, from the same code). */
 export function sumCosts(usages: readonly MessageUsage[]): CostTotal | undefined {
-    const sums = new Map<string, number>();
-    let unpriced = 0;
-    for (const usage of usages) {
-        if (usage.cost) {
-            sums.set(usage.cost.currency, (sums.get(usage.cost.currency) ?? 0) + usage.cost.amount);
-        } else {
-            unpriced++;
-        }
-    }
-    if (sums.size === 0) {
-        return undefined;
-    }
-    return { amounts: [...sums].map(([currency, amount]) => ({ currency, amount })), unpriced };
+    return sumRequestCosts(usages);
 }
 
 /** Every request a history recorded: each answer, tool rounds included, carries its own request's usage. */

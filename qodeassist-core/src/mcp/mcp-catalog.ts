@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { ContentBlock, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { ATTACHMENT_LIMITS } from '../protocol';
 import { QodeAssistError } from '../wire/error-info';
 
 /** A resource a server lists, as the composer's `@` offers it. */
@@ -60,12 +61,6 @@ export interface McpPromptResult {
     attachments: McpContentPart[];
 }
 
-/**
- * The chat's attachment limits (features' ATTACHMENT_LIMITS, restated: this layer may not import
- * the chat; a spec of the chat holds them equal). A part over them is refused here, before it
- * crosses to the window, and the chat's attach checks again.
- */
-export const MCP_CONTENT_LIMITS = { imageBytes: 5 * 1024 * 1024, textBytes: 512 * 1024 } as const;
 
 /** Most entries of one list kept per server: a server decides how much it lists, the composer shows a bounded menu. */
 export const MAX_CATALOG_ENTRIES = 1_000;
@@ -154,7 +149,8 @@ function resourceName(server: string, uri: string, index: number | undefined): s
 function capped(part: McpContentPart): McpContentPart {
     const bytes = base64Bytes(part.base64);
     const image = part.mediaType.startsWith('image/');
-    const limit = image ? MCP_CONTENT_LIMITS.imageBytes : MCP_CONTENT_LIMITS.textBytes;
+    // The chat's own attachment limits: a part over them is refused here, before it crosses to the window.
+    const limit = image ? ATTACHMENT_LIMITS.imageBytes : ATTACHMENT_LIMITS.textBytes;
     if (bytes > limit) {
         throw new QodeAssistError({
             category: 'Validation',

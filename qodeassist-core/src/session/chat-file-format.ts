@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeAgentPlan, describeAgentToolCall } from '../context/agent-activity';
 import { HistoryBlock, HistoryMessage, messageText } from '../context/conversation-history';
-import { CostTotal } from '../context/usage-totals';
+import { CostTotal, NEW_CHAT_TITLE, titleFromText } from '../protocol';
 import { ERROR_CATEGORIES, QodeAssistError } from '../wire/error-info';
 import { FileEditRecord } from '../wire/events';
 import { redactSecrets } from '../wire/redaction';
@@ -200,7 +200,6 @@ export const storedChatSchema = z.object({
     revision: z.number().int().nonnegative().optional()
 });
 
-const TITLE_LENGTH = 60;
 
 /** A title the user typed, trimmed; an empty one is refused. */
 export function chatTitle(title: string): string {
@@ -214,11 +213,7 @@ export function chatTitle(title: string): string {
 /** The title a chat gets from its first user message. */
 export function titleOf(history: readonly HistoryMessage[]): string {
     const first = history.find(message => message.role === 'user' && messageText(message).trim());
-    const text = first ? messageText(first).trim().replace(/\s+/g, ' ') : '';
-    if (!text) {
-        return 'New chat';
-    }
-    return text.length > TITLE_LENGTH ? `${text.slice(0, TITLE_LENGTH - 1)}…` : text;
+    return titleFromText(first ? messageText(first) : undefined) ?? NEW_CHAT_TITLE;
 }
 
 /** Block fields kept byte-exact: ids, references to files, and the provider's opaque blobs. */

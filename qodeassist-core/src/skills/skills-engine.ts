@@ -4,6 +4,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { HistoryBlock } from '../context/conversation-history';
+import { skillInvocation } from '../protocol';
 import { AnyTool, defineTool } from '../tools/tool';
 import { capHead } from '../tools/output-cap';
 
@@ -132,12 +133,12 @@ export class SkillsEngine {
      * Returns undefined when the message does not start with a known skill.
      */
     invoke(message: string): HistoryBlock[] | undefined {
-        const match = /^\/([a-z0-9-]{1,64})(?:\s+([\s\S]*))?$/.exec(message.trim());
-        const skill = match ? this.skills.get(match[1]) : undefined;
-        if (!match || !skill) {
+        const invoked = skillInvocation(message);
+        const skill = invoked ? this.skills.get(invoked.name) : undefined;
+        if (!invoked || !skill) {
             return undefined;
         }
-        const rest = match[2]?.trim();
+        const rest = invoked.rest;
         return [{ type: 'skill_invocation', name: skill.name, body: skill.body }, ...(rest ? [{ type: 'text' as const, text: rest }] : [])];
     }
 

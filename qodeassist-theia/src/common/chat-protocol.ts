@@ -15,26 +15,15 @@ export type {
     ChatChanges, FileChangeView, LeftOutFiles, RestoreMode, RestoreOutcome, RestorePreview, RestoreToResult, WorkspaceChangesEvent
 };
 
-/** The prefix of an external (ACP) agent's name in the agent choice and the send options, as core's `ACP_AGENT_PREFIX` (restated: the browser cannot load core). */
-export const ACP_AGENT_PREFIX = 'acp:';
+/** Values both sides share, from the one core entry the browser may load. */
+export { ACP_AGENT_PREFIX, ATTACHMENT_LIMITS, editIdOf } from '@qodeassist/core/protocol';
 
 export const QODEASSIST_CHAT_PATH = '/services/qodeassist/chat';
-
-/**
- * The key a chat keeps a file edit under, as core's `editIdOf` keys it (restated: the browser
- * cannot load core): the tool call's id, numbered from the second result with that id on.
- */
-export function editIdOf(callId: string, earlierResults: number): string {
-    return earlierResults === 0 ? callId : `${callId}#${earlierResults + 1}`;
-}
 
 /** What the frontend knows about a send; the backend picks the agent and resolves its key. */
 export type ChatSendOptions = ChatTurnOptions;
 export type ChatSkillSettings = SkillSettings;
 export type ChatToolSettings = ToolSettings;
-
-/** Largest attachment the chat takes, per kind, as core's `ATTACHMENT_LIMITS` (restated: the composer refuses a larger file before uploading it). */
-export const ATTACHMENT_LIMITS = { imageBytes: 5 * 1024 * 1024, textBytes: 512 * 1024 } as const;
 
 export const QodeAssistChatService = Symbol('QodeAssistChatService');
 

@@ -21,7 +21,7 @@ const DOM_GLOBALS = new Set(['window', 'document', 'navigator', 'localStorage', 
 
 /** Core folders by layer (docs/ARCHITECTURE.md §2): a folder may import its own layer and below. A folder missing here fails the layering spec. */
 const CORE_LAYER: Record<string, number> = {
-    ports: 0, wire: 0, config: 1, prompt: 2, agents: 2, session: 2, context: 2,
+    protocol: 0, ports: 0, wire: 0, config: 1, prompt: 2, agents: 2, session: 2, context: 2,
     tools: 3, skills: 3, mcp: 3, acp: 3, checkpoints: 3, features: 4, runtime: 4, bench: 5, 'acp-server': 5
 };
 
@@ -35,6 +35,9 @@ const CORE_FORBIDDEN: Record<string, readonly string[]> = {
 };
 
 const NODE_BUILTINS = new Set(builtinModules);
+
+/** The one entry of core the browser and common may load values from: it imports nothing. */
+const CORE_PROTOCOL = '@qodeassist/core/protocol';
 
 function isNodeBuiltin(specifier: string): boolean {
     return specifier.startsWith('node:') || NODE_BUILTINS.has(specifier.split('/')[0]);
@@ -95,6 +98,11 @@ export function checkSource(path: string, text: string): LayeringViolation[] {
         if (layer === undefined) {
             report(1, `the core folder ${core[1]}/ has no layer: add it to CORE_LAYER and docs/ARCHITECTURE.md §2`);
         }
+        if (core[1] === 'protocol' && !/\.spec\.tsx?$/.test(path)) {
+            for (const ref of imports) {
+                report(ref.line, `protocol/ is the entry the browser loads and imports nothing (${ref.specifier})`);
+            }
+        }
         for (const ref of imports) {
             if (ref.specifier.startsWith('@theia/')) {
                 report(ref.line, `qodeassist-core must not import Theia (${ref.specifier})`);
@@ -132,8 +140,8 @@ export function checkSource(path: string, text: string): LayeringViolation[] {
                 if (/\/lib\/(node|browser|electron-[a-z]+)\//.test(spec) || /^\.\.\/(node|browser)\//.test(spec) || /^react(-dom)?(\/|$)|shared\/react/.test(spec)) {
                     report(ref.line, `common must not import browser or Node code (${spec})`);
                 }
-                if (!ref.typeOnly && spec.startsWith('@qodeassist/core')) {
-                    report(ref.line, 'common may import @qodeassist/core only as types (it is Node code)');
+                if (!ref.typeOnly && spec.startsWith('@qodeassist/core') && spec !== CORE_PROTOCOL) {
+                    report(ref.line, `common may import @qodeassist/core only as types (it is Node code), values only from ${CORE_PROTOCOL}`);
                 }
             }
             if (side === 'browser') {
@@ -142,8 +150,8 @@ export function checkSource(path: string, text: string): LayeringViolation[] {
                 if (/^\.\.?\/(\.\.\/)*node\//.test(spec) || /\/lib\/node\//.test(spec) || (!ref.typeOnly && !nodeBuiltinAllowed && isNodeBuiltin(spec))) {
                     report(ref.line, `browser must not import Node code (${spec})`);
                 }
-                if (!ref.typeOnly && spec.startsWith('@qodeassist/core')) {
-                    report(ref.line, 'browser may import @qodeassist/core only as types (it runs in the backend)');
+                if (!ref.typeOnly && spec.startsWith('@qodeassist/core') && spec !== CORE_PROTOCOL) {
+                    report(ref.line, `browser may import @qodeassist/core only as types (it runs in the backend), values only from ${CORE_PROTOCOL}`);
                 }
                 // What the chat shares with the refactor, MCP and the rest (prompts, error view, tool-host client) lives in browser/shared.
                 const folder = /^qodeassist-theia\/src\/browser\/([^/]+)\//.exec(path)?.[1];

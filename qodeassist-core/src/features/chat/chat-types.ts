@@ -64,18 +64,7 @@ export type AgentChatEvent =
 /** What a window showing a chat hears: the session's events of every request in it, whichever window sent it, and the chat's own (an external agent's changes on disk, after its turn). */
 export type ChatEvent = ChatSessionEvent | AgentChatEvent | UserMessageEvent | QueuedEvent | HistoryEvent | MovedEvent | WorkspaceChangesEvent;
 
-/**
- * The key a chat keeps a file edit under: the tool call's id, numbered from the second
- * result with that id on, since some providers reuse ids across rounds (Ollama's `call_0`).
- * `earlierResults` counts the tool results with that id already in the history.
- * The browser keys restored edits the same way (its copy sits in the Theia protocol, which cannot load core).
- */
-export function editIdOf(callId: string, earlierResults: number): string {
-    return earlierResults === 0 ? callId : `${callId}#${earlierResults + 1}`;
-}
-
-/** Largest attachment the chat takes, per kind; larger files are refused with a message that says so. */
-export const ATTACHMENT_LIMITS = { imageBytes: 5 * 1024 * 1024, textBytes: 512 * 1024 } as const;
+export { ACP_AGENT_PREFIX, ATTACHMENT_LIMITS, editIdOf } from '../../protocol';
 
 /** What the host knows about a send; the chat picks the agent and resolves its key. */
 export interface ChatTurnOptions {
@@ -177,8 +166,6 @@ export interface ChatHost extends ToolHost {
     requestAgentPermission?(chatId: string, request: AcpPermissionRequest): Promise<AcpPermissionAnswer>;
 }
 
-/** The prefix of an external (ACP) agent's name in `ChatTurnOptions.agent` and `AgentChoice.name`: `acp:claude-code`. */
-export const ACP_AGENT_PREFIX = 'acp:';
 
 /** The modes and slash commands an external agent offers in a chat now (what its last events said). */
 export interface AgentSessionState {

@@ -1,6 +1,7 @@
 import { HistoryMessage, messageText } from '../../context/conversation-history';
 import { PinnedMaterialization } from '../../context/context-assembler';
 import { PermissionClass } from '../../ports/permission-prompt';
+import { todoChecklist as checklistOfCalls } from '../../protocol';
 import { CtxTool } from '../../prompt/template-context';
 import { ToolCall } from '../../wire/assistant-turn';
 import { RequestId } from '../../wire/events';
@@ -53,21 +54,7 @@ export class ReadOnlyTools implements ToolExecutor {
 
 /** The todo list as the chat's todo calls left it: each `add` a step, each `complete` ticks one. */
 export function todoChecklist(history: readonly HistoryMessage[]): string {
-    const items: Array<{ text: string; done: boolean }> = [];
-    for (const message of history) {
-        for (const block of message.blocks) {
-            if (block.type !== 'tool_use' || block.name !== 'todo') {
-                continue;
-            }
-            const input = block.input as { action?: unknown; text?: unknown; id?: unknown };
-            if (input.action === 'add' && typeof input.text === 'string') {
-                items.push({ text: input.text, done: false });
-            } else if (input.action === 'complete' && typeof input.id === 'number' && items[input.id - 1]) {
-                items[input.id - 1].done = true;
-            }
-        }
-    }
-    return items.map((item, index) => `${item.done ? '[x]' : '[ ]'} ${index + 1}. ${item.text}`).join('\n');
+    return checklistOfCalls(history.flatMap(message => message.blocks.flatMap(block => block.type === 'tool_use' ? [{ name: block.name, input: block.input }] : [])));
 }
 
 /** The plan a plan-mode conversation ended with: its last answer's text. */

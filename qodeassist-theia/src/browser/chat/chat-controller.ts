@@ -1,3 +1,4 @@
+import { skillInvocation } from '@qodeassist/core/protocol';
 import type { ContentRef, ErrorInfo } from '@qodeassist/core';
 import type {
     AcpPermissionAnswer, AcpPermissionRequest, ChatEvent, ChatInput, ChatSendOptions, ChatStorage, OpenedChat, PermissionAnswer, PermissionRequest, QodeAssistChatService, SkillChoice
@@ -272,10 +273,10 @@ export class ChatController implements Disposable {
         via?: { send(chatId: string, input: ChatInput): Promise<unknown>; notTaken(): void; shown: AttachmentView[] }
     ): Promise<void> {
         const { service, composer, host } = this.deps;
-        const invoked = /^\/([a-z0-9-]{1,64})(?:\s+([\s\S]*))?$/.exec(message);
-        const skill = invoked && composer.skills().some(candidate => candidate.name === invoked[1]) ? invoked : undefined;
+        const invoked = skillInvocation(message);
+        const skill = invoked && composer.skills().some(candidate => candidate.name === invoked.name) ? invoked : undefined;
         const turnId = newTurnId();
-        this.transcript.beginTurn(skill ? skill[2]?.trim() ?? '' : message, via?.shown ?? attachments.map(attachment => attachment.view), skill?.[1], turnId);
+        this.transcript.beginTurn(skill ? skill.rest : message, via?.shown ?? attachments.map(attachment => attachment.view), skill?.name, turnId);
         host.update(true);
         const input: ChatInput = { text: message, attachments: attachments.map(attachment => attachment.ref), turnId };
         try {

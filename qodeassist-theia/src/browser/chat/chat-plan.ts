@@ -1,3 +1,4 @@
+import { todoChecklist } from '@qodeassist/core/protocol';
 import { ChatMessage, textOf, toolsOf } from './chat-transcript';
 
 /**
@@ -6,15 +7,6 @@ import { ChatMessage, textOf, toolsOf } from './chat-transcript';
  */
 export function planOf(messages: readonly ChatMessage[]): string {
     const answer = [...messages].reverse().find(message => message.role === 'assistant' && textOf(message).trim());
-    const items: Array<{ text: string; done: boolean }> = [];
-    for (const tool of messages.flatMap(message => toolsOf(message)).filter(tool => tool.name === 'todo')) {
-        const args = tool.arguments ?? {};
-        if (args.action === 'add' && typeof args.text === 'string') {
-            items.push({ text: args.text, done: false });
-        } else if (args.action === 'complete' && typeof args.id === 'number' && items[args.id - 1]) {
-            items[args.id - 1].done = true;
-        }
-    }
-    const checklist = items.map((item, index) => `${item.done ? '[x]' : '[ ]'} ${index + 1}. ${item.text}`).join('\n');
+    const checklist = todoChecklist(messages.flatMap(message => toolsOf(message)).map(tool => ({ name: tool.name, input: tool.arguments ?? {} })));
     return [answer ? textOf(answer).trim() : '', checklist].filter(Boolean).join('\n\n');
 }

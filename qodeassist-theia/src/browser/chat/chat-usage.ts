@@ -1,4 +1,6 @@
-import type { CostTotal, UsageCost } from '@qodeassist/core';
+import { CostTotal, sumCosts, UsageCost } from '@qodeassist/core/protocol';
+
+export { sumCosts };
 
 /** One request's usage as the chat shows it: tokens as the provider reported them (input includes the cached part), and its cost when its model had a price. */
 export interface RequestUsage {
@@ -27,20 +29,6 @@ export function requestUsageOf(usage: RequestUsage): RequestUsage {
         ...(usage.reasoningTokens !== undefined ? { reasoningTokens: usage.reasoningTokens } : {}),
         ...(usage.cost ? { cost: { amount: usage.cost.amount, currency: usage.cost.currency } } : {})
     };
-}
-
-/** The costs of several requests, one sum per currency; undefined when none had a price (as core's sumCosts: the browser cannot load core). */
-export function sumCosts(requests: readonly RequestUsage[]): CostTotal | undefined {
-    const sums = new Map<string, number>();
-    let unpriced = 0;
-    for (const request of requests) {
-        if (request.cost) {
-            sums.set(request.cost.currency, (sums.get(request.cost.currency) ?? 0) + request.cost.amount);
-        } else {
-            unpriced++;
-        }
-    }
-    return sums.size === 0 ? undefined : { amounts: [...sums].map(([currency, amount]) => ({ currency, amount })), unpriced };
 }
 
 export function sumUsage(requests: readonly RequestUsage[]): UsageSum {

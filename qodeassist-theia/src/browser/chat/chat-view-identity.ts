@@ -1,3 +1,5 @@
+import { NEW_CHAT_TITLE, titleFromText } from '@qodeassist/core/protocol';
+
 /** The factory id of chat views, and the id of the main one (the one the toggle command opens). */
 export const CHAT_VIEW_ID = 'qodeassist-chat';
 
@@ -40,11 +42,9 @@ export function chatViewId(options?: ChatViewOptions): string {
     return instance === undefined || instance === 0 || instance === '' ? CHAT_VIEW_ID : `${CHAT_VIEW_ID}:${instance}`;
 }
 
-/** What a view without a titled chat is called. */
-export const NEW_CHAT_TITLE = 'New chat';
+/** What a view without a titled chat is called, and the title a first message gives it: as core names saved chats. */
+export { NEW_CHAT_TITLE, titleFromText as titleFromFirstMessage };
 
-/** As core's `titleOf` (restated: the browser cannot load core). */
-const TITLE_LENGTH = 60;
 /** A tab shows this much of a title; the tooltip shows all of it. */
 const TAB_LABEL_LENGTH = 32;
 
@@ -56,18 +56,6 @@ function shorten(text: string, length: number): string {
     const cut = text.slice(0, length - 1);
     const space = cut.lastIndexOf(' ');
     return `${(space >= length / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
-}
-
-/**
- * The title the backend gives a chat that has none stored yet, from its first user message, as
- * core's `titleOf` does; undefined while there is no message.
- */
-export function titleFromFirstMessage(text: string | undefined): string | undefined {
-    const line = text?.trim().replace(/\s+/g, ' ');
-    if (!line) {
-        return undefined;
-    }
-    return line.length > TITLE_LENGTH ? `${line.slice(0, TITLE_LENGTH - 1)}…` : line;
 }
 
 /** The tab's label (short) and tooltip (whole) for a chat's title; "New chat" while it has none. */

@@ -45,6 +45,8 @@ describe('clientMcpServerConfigs: the servers of session/new as the hub\'s entri
         ['a URL that is not http or https', [{ type: 'http', name: 'f', url: 'file:///etc/passwd', headers: [] }], /"f" of session\/new has a file: URL\. Only http: and https: servers are connected\./],
         ['a URL that is not one', [{ type: 'http', name: 'u', url: 'not a url', headers: [] }], /has the URL "not a url", which is not one/],
         ['an empty command', [{ name: 'e', command: ' ', args: [], env: [] }], /"e" of session\/new has no command to start/],
+        ['a relative program path (it would run what the start folder holds)', [{ name: 'r', command: 'npx -y @modelcontextprotocol/server-github', args: [], env: [] }], /neither a program name nor an absolute path/],
+        ['a relative program path with a slash', [{ name: 'r', command: 'bin/server', args: [], env: [] }], /neither a program name nor an absolute path/],
         ['an argument with a NUL', [{ name: 'n', command: 'x', args: ['a\0b'], env: [] }], /arguments that are not plain strings/],
         ['a variable name with "="', [{ name: 'v', command: 'x', args: [], env: [{ name: 'A=B', value: '1' }] }], /the variable name "A=B"/],
         ['a header value with a line break', [{ type: 'http', name: 'h', url: 'http://127.0.0.1/', headers: [{ name: 'X-A', value: 'a\r\nX-B: b' }] }], /a value for X-A that cannot be passed on/],

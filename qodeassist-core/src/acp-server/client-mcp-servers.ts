@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import type { McpServer } from '@agentclientprotocol/sdk';
 import { DEFAULT_MCP_TIMEOUTS, McpServerConfig } from '../mcp/mcp-config';
 import { QodeAssistError } from '../wire/error-info';
@@ -52,6 +53,10 @@ export function clientMcpServerConfigs(servers: readonly McpServer[]): McpServer
         } else if (!('type' in server) || (server as { type?: unknown }).type === 'stdio') {
             if (typeof server.command !== 'string' || !server.command.trim() || server.command.includes('\0')) {
                 throw invalid(label, 'has no command to start', 'Give the path of the server\'s program as "command" and its arguments as "args".');
+            }
+            // A program is a name found on PATH or an absolute path: a relative path would run whatever the folder qodeassist-acp started in holds.
+            if (!/^[A-Za-z0-9._+@-]+$/.test(server.command) && !isAbsolute(server.command)) {
+                throw invalid(label, `has the command ${JSON.stringify(server.command)}, which is neither a program name nor an absolute path`, 'Give a program found on PATH (e.g. "npx") or the absolute path of the server\'s program.');
             }
             const args = server.args ?? [];
             if (!Array.isArray(args) || args.some(arg => typeof arg !== 'string' || arg.includes('\0'))) {

@@ -54,10 +54,12 @@ describe('A client\'s MCP servers for one session: managed policy, trust and con
         await new Promise<void>(resolve => http!.listen(0, '127.0.0.1', resolve));
         return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
     };
-    const policy = (allowed: string[]): ManagedPolicy => {
+    /** Entries as the administrator writes them: a command line (words) or a table with the exact command and args. */
+    const policy = (allowed: Array<string | { command: string; args: string[] }>): ManagedPolicy => {
         const dir = join(root, 'managed');
         mkdirSync(dir, { recursive: true });
-        writeFileSync(join(dir, 'policy.toml'), `allowed_mcp_servers = ${JSON.stringify(allowed)}\n`);
+        const entries = allowed.map(entry => typeof entry === 'string' ? JSON.stringify(entry) : `{ command = ${JSON.stringify(entry.command)}, args = ${JSON.stringify(entry.args)} }`);
+        writeFileSync(join(dir, 'policy.toml'), `allowed_mcp_servers = [${entries.join(', ')}]\n`);
         return loadManagedPolicy(dir, []);
     };
     const open = (list: unknown[], options: { trusted: boolean; policy?: ManagedPolicy }) => {
@@ -86,15 +88,16 @@ describe('A client\'s MCP servers for one session: managed policy, trust and con
     });
 
     it('attack: the allowed command with a client env NODE_OPTIONS is refused too (the env changes what runs)', async () => {
-        const allowed = `${process.execPath} -e ${RUN_SCRIPT} ${runs}`;
+        // The probe's script argument holds spaces, so only a table entry allows it (a command line of words cannot).
+        const allowed = { command: process.execPath, args: ['-e', RUN_SCRIPT, runs] };
         const session = open([{ ...probe(), env: [{ name: 'NODE_OPTIONS', value: '--require /tmp/payload.js' }] }], { trusted: true, policy: policy([allowed]) });
         await pause();
         assert.equal(runCount(), 0);
-        assert.match(session.refused[0].error.message, /with no env, and this server sets NODE_OPTIONS/);
+        assert.match(session.refused[0].error.message, /with env \(none\) only, and this server sets NODE_OPTIONS/);
     });
 
     it('in a trusted folder a server the policy allows starts without a question (the user\'s client passing it is the consent)', async () => {
-        const session = open([probe()], { trusted: true, policy: policy([`${process.execPath} -e ${RUN_SCRIPT} ${runs}`]) });
+        const session = open([probe()], { trusted: true, policy: policy([{ command: process.execPath, args: ['-e', RUN_SCRIPT, runs] }]) });
         await until(() => runCount() > 0);
         assert.equal(runCount(), 1);
         assert.deepEqual(session.waiting, []);

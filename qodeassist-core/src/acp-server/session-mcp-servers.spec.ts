@@ -10,9 +10,15 @@ import { join } from 'node:path';
 import { McpConsentStore } from '../mcp/mcp-consent';
 import { WorkspaceFiles } from '../tools/workspace-files';
 import { clientMcpServerConfigs } from './client-mcp-servers';
-import { SessionMcpServers } from './session-mcp-servers';
+import { SessionMcpServers, startQuestion } from './session-mcp-servers';
 
 describe('A client\'s SSE MCP server for one session', function () {
+    it('the start question quotes a program or argument that holds spaces, so it never reads like another command line', () => {
+        const question = startQuestion('s', { name: 'g', transport: 'stdio', command: '/repo/npx -y x', args: ['a b', 'plain'], timeouts: { initializeMs: 1, listMs: 1, callMs: 1 } } as never);
+        const text = JSON.stringify(question.toolCall.content);
+        assert.ok(text.includes('\\"/repo/npx -y x\\" \\"a b\\" plain'), text);
+    });
+
     this.timeout(30_000);
     let root: string;
     let http: HttpServer | undefined;

@@ -137,7 +137,8 @@ function policyRefusal(policy: ManagedPolicy | undefined, config: McpServerConfi
 /** What the user is asked before a client's server starts in a folder that is not trusted: what runs, and the names (never the values) of its variables and headers. */
 export function startQuestion(sessionId: string, config: McpServerConfig): RequestPermissionRequest {
     const details = mcpConsentDetails(config);
-    const what = config.transport === 'stdio' ? [config.command, ...config.args].join(' ') : config.url;
+    // Each word quoted where it holds spaces or quotes, so a program named "npx -y x" never reads like `npx -y x`.
+    const what = config.transport === 'stdio' ? [config.command, ...config.args].map(word => /[\s"'\\]/.test(word) || word === '' ? JSON.stringify(word) : word).join(' ') : config.url;
     const names = config.transport === 'stdio' ? details.envNames ?? [] : details.headerNames ?? [];
     const text = `The client passed the MCP server "${config.name}" for this session. This folder is not trusted (qodeassist-acp --trust-workspace), `
         + `so it starts only if you agree: ${config.transport === 'stdio' ? 'it runs' : 'it connects to'} ${what}`

@@ -175,7 +175,8 @@ interface Launch {
 function launchOf(entry: RegistryEntry, platform: RegistryPlatform | undefined): Launch {
     const { npx, uvx, binary } = entry.distribution;
     if (npx) {
-        if (!NPM_PACKAGE.test(npx.package)) {
+        // npm reads a name ending in .tgz/.tar/.tar.gz as a tarball in the folder it runs in (the workspace), not as a package.
+        if (!NPM_PACKAGE.test(npx.package) || /\.(tgz|tar|tar\.gz)(@|$)/i.test(npx.package)) {
             throw new EntryRefusal('unsafe-command', `distribution.npx.package ${JSON.stringify(npx.package.slice(0, 60))} is no npm package name`, 'name an npm package, optionally @version');
         }
         const args = ['-y', npx.package, ...safeArguments(npx.args, 'distribution.npx.args')];

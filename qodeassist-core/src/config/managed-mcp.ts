@@ -53,6 +53,12 @@ export function mcpServerRefusal(entries: readonly McpAllowEntry[], server: McpS
             if (!wildcard(entry, line)) {
                 continue;
             }
+            // A string entry is a command line of words: it applies only where the words are unambiguous,
+            // never to a command or argument that holds spaces itself (a program named "npx -y …").
+            if ([server.command ?? '', ...args].some(word => word === '' || /\s/.test(word))) {
+                reasons.push(`allowed_mcp_servers allows "${entry}" as words, and this server's command or an argument holds spaces (${JSON.stringify([server.command ?? '', ...args])}): only a table entry with that exact command and args allows it`);
+                continue;
+            }
             if (envNames.length > 0) {
                 reasons.push(`allowed_mcp_servers allows "${entry}" with no env, and this server sets ${envNames.join(', ')}`);
                 continue;

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QodeAssistError } from '../wire/error-info';
-import { KnownSecrets } from '../wire/redaction';
+import { KnownSecrets, redactSecrets } from '../wire/redaction';
 import { sharedFolderProblem } from './key-files';
 import {
     ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, environmentVariableFor, FileSecretsStore, RecordingSecretsStore, RecordingWritableSecretsStore
@@ -12,6 +12,23 @@ import {
 describe('secrets stores', () => {
     const dir = mkdtempSync(join(tmpdir(), 'qodeassist-secrets-'));
     after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('every key a store holds is redacted from the moment it is read, also the ones no request used', async () => {
+        // Values without a key shape: only knowing them removes them.
+        new EnvironmentSecretsStore({ UNUSED_API_KEY: 'envheld-7a1c9e2b', GITHUB_TOKEN: 'tokenheld-55d0e1', PATH: '/usr/bin:/bin-and-more' });
+        const dotenv = join(dir, 'held.env');
+        writeFileSync(dotenv, 'OTHER_API_KEY=dotenvheld-90ab12\nBASE_URL=http://localhost:11434/v1\n');
+        new DotEnvSecretsStore(dotenv);
+        const file = join(dir, 'held-secrets.json');
+        writeFileSync(file, JSON.stringify({ used: 'fileused-3c4d5e6f', other: 'fileother-8e7d6c5b' }), { mode: 0o600 });
+        assert.equal(await new FileSecretsStore(file).get('used'), 'fileused-3c4d5e6f');
+        const text = 'envheld-7a1c9e2b tokenheld-55d0e1 dotenvheld-90ab12 fileother-8e7d6c5b /usr/bin:/bin-and-more http://localhost:11434/v1';
+        const redacted = redactSecrets(text);
+        for (const key of ['envheld-7a1c9e2b', 'tokenheld-55d0e1', 'dotenvheld-90ab12', 'fileother-8e7d6c5b']) {
+            assert.ok(!redacted.includes(key), `${key} in ${redacted}`);
+        }
+        assert.ok(redacted.includes('/usr/bin:/bin-and-more') && redacted.includes('http://localhost:11434/v1'), 'what is not a key stays');
+    });
 
     it('maps a key reference to <REF>_API_KEY', () => {
         assert.equal(environmentVariableFor('openai'), 'OPENAI_API_KEY');

@@ -30,9 +30,37 @@ function nonBlank(value: string | undefined): string | undefined {
     return value && value.trim() ? value.trim() : undefined;
 }
 
+/** Variable names that hold a key: the stores' own `<REF>_API_KEY`, and the usual token and secret names. */
+const KEY_VARIABLE = /(?:_API_KEY|_KEY|_TOKEN|_SECRET|_PASSWORD)$/i;
+
+/**
+ * Every key a store holds is remembered for redaction as soon as the store is read — not only the
+ * ones a request used — so a key that turns up in a file a tool reads, or in a command's output, is
+ * removed before it reaches a model, a client, a log or a saved chat.
+ */
+function rememberHeldKeys(entries: Iterable<[string, string | undefined]>, known: KnownSecrets = PROCESS_SECRETS): void {
+    for (const [name, value] of entries) {
+        if (KEY_VARIABLE.test(name) || name === '') {
+            known.add(value);
+        }
+    }
+}
+
 /** Reads keys from environment variables (`<REF>_API_KEY`). */
 export class EnvironmentSecretsStore implements SecretsStore {
-    constructor(private readonly env: Readonly<Record<string, string | undefined>> = process.env) { }
+    constructor(private readonly env: Readonly<Record<string, string | undefined>> = process.env) {
+        rememberHeldKeys(Object.entries(env));
+        // The keys of mounted key files too (read again at every use, so a rotated one is remembered then).
+        for (const [name, path] of Object.entries(env)) {
+            if (name.endsWith(`_API_KEY${KEY_FILE_SUFFIX}`) && nonBlank(path)) {
+                try {
+                    PROCESS_SECRETS.add(readKeyFile(name, path!.trim()));
+                } catch {
+                    // A missing or unreadable key file is reported when the key is asked for.
+                }
+            }
+        }
+    }
 
     /** `<REF>_API_KEY`, or the key in the file `<REF>_API_KEY_FILE` names (read again each time); both set is an error. */
     async get(ref: string): Promise<string | undefined> {
@@ -57,6 +85,7 @@ export class DotEnvSecretsStore implements SecretsStore {
 
     constructor(readonly path: string) {
         this.values = existsSync(path) ? parseDotEnv(readFileSync(path)) : {};
+        rememberHeldKeys(Object.entries(this.values));
     }
 
     async get(ref: string): Promise<string | undefined> {
@@ -69,7 +98,14 @@ export class DotEnvSecretsStore implements SecretsStore {
  * keyring (containers, CI). A file others can read is refused rather than used.
  */
 export class FileSecretsStore implements WritableSecretsStore {
-    constructor(readonly path: string) { }
+    constructor(readonly path: string) {
+        try {
+            // Read once now so every key it holds is redacted before any tool runs, not only after a request used one.
+            this.read();
+        } catch {
+            // A file others can read, or one that is not JSON, is reported when a key is asked for.
+        }
+    }
 
     async get(ref: string): Promise<string | undefined> {
         return nonBlank(this.read()[ref]);
@@ -116,7 +152,10 @@ export class FileSecretsStore implements WritableSecretsStore {
             if (!value || typeof value !== 'object' || Array.isArray(value)) {
                 throw new Error('not an object');
             }
-            return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+            const keys = Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+            // Every entry of this file is a key, whatever its name.
+            rememberHeldKeys(Object.values(keys).map(key => ['', key]));
+            return keys;
         } catch (error) {
             throw new QodeAssistError({
                 category: 'Config',

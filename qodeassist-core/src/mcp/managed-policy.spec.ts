@@ -72,6 +72,17 @@ describe('the managed policy: what a named folder, its policy.toml and each rule
             assert.equal(mcpServerPolicyRefusal(policy, { command: 'npx', args: ['-y', 'other'] }), 'allowed_mcp_servers does not include the command "npx -y other"');
         });
 
+        it('a command line entry never allows a program or argument whose own text holds the spaces (a repository file named "npx -y …")', () => {
+            const policy = policyWith('"npx -y @modelcontextprotocol/server-github"');
+            for (const server of [
+                { command: 'npx -y @modelcontextprotocol/server-github', args: [] },
+                { command: 'npx', args: ['-y @modelcontextprotocol/server-github'] },
+                { command: 'npx -y', args: ['@modelcontextprotocol/server-github'] }
+            ]) {
+                assert.match(mcpServerPolicyRefusal(policy, server) ?? '', /holds spaces .*only a table entry/, JSON.stringify(server));
+            }
+        });
+
         it('a table entry lists the env names and the cwd allowed; any other name, or another folder, is refused', () => {
             const policy = policyWith('{ command = "npx", args = ["-y", "@modelcontextprotocol/server-github"], env = ["GITHUB_TOKEN"], cwd = "/srv/mcp" }');
             const server = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_TOKEN: 'ghp_x' }, cwd: '/srv/mcp' };

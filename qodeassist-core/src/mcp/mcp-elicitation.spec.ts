@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import * as assert from 'node:assert/strict';
 import { CancelledError } from '../wire/error-info';
-import { answerElicitation, formFields, formProblem, McpElicitationAnswer, McpElicitationPrompt, McpElicitationRequest } from './mcp-elicitation';
+import { answerElicitation, formFields, formProblem, McpElicitationAnswer, McpElicitationPrompt, McpElicitationRequest, namesASecret } from './mcp-elicitation';
 import { FeatureServerFixture, until } from './mcp-features.spec-support';
 
 const TICKET_SCHEMA = {
@@ -41,6 +41,15 @@ class ScriptedUser implements McpElicitationPrompt {
 }
 
 describe('MCP elicitation: the form a server asks for', () => {
+    it('reads credential-like field names as such, and ordinary ones not', () => {
+        for (const name of ['OPENAI_API_KEY', 'apiKey', 'OPENAI_KEY', 'GITHUB_PAT', 'key', 'session_id', 'cookie', 'password', 'auth_header']) {
+            assert.equal(namesASecret(name), true, name);
+        }
+        for (const name of ['project', 'monkey', 'keyboard_layout', 'patch', 'ticket']) {
+            assert.equal(namesASecret(name), false, name);
+        }
+    });
+
     it('has one field per property, of the spec\'s primitive kinds, with limits, defaults and choices', () => {
         assert.deepEqual(formFields(TICKET_SCHEMA), [
             { name: 'title', title: 'Title', required: true, secretLike: false, kind: 'string', minLength: 3, maxLength: 20 },

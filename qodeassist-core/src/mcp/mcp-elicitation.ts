@@ -44,7 +44,7 @@ export interface McpElicitationPrompt {
  * Names and titles that read like a credential. Only a warning (the form says so): the protection
  * is that the hub never fills a field, so only what the user types is sent.
  */
-const SECRET_WORDS = /(api[-_ ]?key|apikey|secret|token|passw(or)?d|passphrase|credential|private[-_ ]?key|access[-_ ]?key|auth)/i;
+const SECRET_WORDS = /(api[-_ ]?key|apikey|secret|token|passw(or)?d|passphrase|credential|private[-_ ]?key|access[-_ ]?key|auth|cookie|session[-_ ]?id|(^|[-_ ])(key|pat)($|[-_ ]))/i;
 
 export function namesASecret(name: string, title?: string): boolean {
     return SECRET_WORDS.test(name) || (title !== undefined && SECRET_WORDS.test(title));

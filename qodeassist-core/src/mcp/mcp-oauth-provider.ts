@@ -1,5 +1,5 @@
 import { auth, discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServerConfig } from './mcp-config';
 import { authorizationServerRefusal, guardedFetch, McpSignInError, McpSignInNeededError, McpSignInStep, metadataRefusal } from './mcp-oauth-rules';
@@ -103,8 +103,27 @@ export class McpOAuthClientProvider implements OAuthClientProvider {
         return this.server.discovery;
     }
 
+    /**
+     * The SDK saves what it discovered itself (it discovers again when a cached state lacks the
+     * metadata): that state passes the same rule as ours, on the authorization server already checked,
+     * or it is not kept and the sign-in stops.
+     */
     saveDiscoveryState(state: OAuthDiscoveryState): void {
-        this.server.discovery = state;
+        const checked = this.server.authorizationServer;
+        let named: URL | undefined;
+        try {
+            named = new URL(state.authorizationServerUrl);
+        } catch {
+            named = undefined;
+        }
+        if (!checked || !named || named.origin !== checked.origin) {
+            throw new McpSignInError('discovery', `the sign-in moved to the authorization server ${named?.origin ?? state.authorizationServerUrl}, not the one checked (${checked?.origin ?? 'none'}); nothing was sent to it`);
+        }
+        const endpoints = metadataRefusal(state.authorizationServerMetadata, checked);
+        if (endpoints) {
+            throw new McpSignInError('discovery', `the authorization server ${checked.origin} was refused: ${endpoints}`);
+        }
+        this.server.discovery = { ...state, authorizationServerMetadata: state.authorizationServerMetadata ?? fallbackMetadata(checked) };
     }
 
     /** RFC 9728 then RFC 8414, both by the SDK; the authorization server is checked against the rule before anything is sent to it. */
@@ -137,7 +156,12 @@ export class McpOAuthClientProvider implements OAuthClientProvider {
             this.server.authorizationServer = undefined;
             throw new McpSignInError('discovery', `the authorization server ${authorizationServer.origin} was refused: ${endpoints}`);
         }
-        return { authorizationServerUrl: named, resourceMetadata, authorizationServerMetadata: metadata, resourceMetadataUrl: this.server.resourceMetadataUrl?.href };
+        // No metadata: the endpoints the spec's fallback names, on this origin, written down here so that the
+        // SDK never discovers again on its own (a second answer would not pass this check).
+        return {
+            authorizationServerUrl: named, resourceMetadata, authorizationServerMetadata: metadata ?? fallbackMetadata(authorizationServer),
+            resourceMetadataUrl: this.server.resourceMetadataUrl?.href
+        };
     }
 
     async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
@@ -237,4 +261,16 @@ export class McpOAuthClientProvider implements OAuthClientProvider {
             this.server.signedIn = false;
         }
     }
+}
+
+/** The endpoints an authorization server without metadata has (the MCP spec's fallback): /authorize, /token, /register on its origin. */
+function fallbackMetadata(authorizationServer: URL): AuthorizationServerMetadata {
+    return {
+        issuer: authorizationServer.origin,
+        authorization_endpoint: new URL('/authorize', authorizationServer).href,
+        token_endpoint: new URL('/token', authorizationServer).href,
+        registration_endpoint: new URL('/register', authorizationServer).href,
+        response_types_supported: ['code'],
+        code_challenge_methods_supported: ['S256']
+    };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PermissionAnswer, PermissionRequest } from '../ports/permission-prompt';
 import { ToolCall } from '../wire/assistant-turn';
 import { CancelledError } from '../wire/error-info';
+import { PROCESS_SECRETS } from '../wire/redaction';
 import { FILE_TOOLS, hasRipgrep } from './file-tools';
 import { createTodoTool } from './todo-tool';
 import { toolDefinition } from './tool';
@@ -42,6 +43,18 @@ describe('ToolKit', () => {
     afterEach(() => rmSync(root, { recursive: true, force: true }));
 
     const call = (name: string, args: Record<string, unknown>) => toolkit.execute({ callId: 'c', name, arguments: args } as ToolCall, { requestId: 'r' });
+
+    it('attack: a workspace file holding a key QodeAssist holds (its own key file, a .env) reaches neither the model nor the view', async () => {
+        const held = 'heldkey-0f9e8d7c6b5a';
+        PROCESS_SECRETS.add(held);
+        writeFileSync(join(root, 'keys.json'), JSON.stringify({ anthropic: held }));
+        const seen: string[] = [];
+        const watched = new ToolKitExecutor(registry, 'chat-1', { files: new WorkspaceFiles([root]), permissions: { ask: async () => 'deny' }, onOutcome: (_call, outcome) => void seen.push(outcome.content) });
+        const result = await watched.execute({ callId: 'c', name: 'read_file', arguments: { path: 'keys.json' } } as ToolCall, { requestId: 'r' });
+        assert.ok(!result.content.includes(held), result.content);
+        assert.match(result.content, /\[REDACTED\]/);
+        assert.ok(seen.length === 1 && !seen[0].includes(held));
+    });
 
     it('offers every tool with a JSON schema', () => {
         const definitions = toolkit.definitions();

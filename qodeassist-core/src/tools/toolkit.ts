@@ -4,6 +4,7 @@ import { CtxTool } from '../prompt/template-context';
 import { ToolCall } from '../wire/assistant-turn';
 import { CancelledError, untilAborted } from '../wire/error-info';
 import { RequestId } from '../wire/events';
+import { redactKnownValues } from '../wire/redaction';
 import { ToolExecution, ToolExecutor } from '../wire/tool-loop-runner';
 import { capHead } from './output-cap';
 import { AnyTool, toolDefinition, ToolOutcome, WriteQuestion } from './tool';
@@ -71,7 +72,9 @@ export class ToolKitExecutor implements ToolExecutor {
     }
 
     async execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<ToolExecution> {
-        const outcome = await this.run(call, context);
+        const raw = await this.run(call, context);
+        // A key QodeAssist holds never leaves in a tool's result (a file or a command's output that holds one): not to the model, not to a view.
+        const outcome = { ...raw, content: redactKnownValues(raw.content) };
         this.options.onOutcome?.(call, outcome);
         const content = capHead(outcome.content, MAX_TOOL_RESULT_CHARS, 'no tool result is handed over longer than this; ask the tool for less');
         return { content, isError: outcome.isError, ...(outcome.fileEdit ? { fileEdit: outcome.fileEdit } : {}) };

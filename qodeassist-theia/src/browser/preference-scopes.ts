@@ -48,7 +48,7 @@ export const PREFERENCE_SCOPE_RULES: Readonly<Record<string, { rule: ScopeRule; 
     'qodeassist.completion.openFilesTokens': { rule: 'any', why: 'how much of other open editors is sent' },
     'qodeassist.completion.contextTokens': { rule: 'user', why: 'more tokens on every request cost more: a repository must not raise what the user pays for (its agents\' completion_context_tokens can, in a trusted workspace)' },
     'qodeassist.completion.disabledLanguages': { rule: 'any', why: 'a project may want completion off for some languages' },
-    'qodeassist.nextEdit.enabled': { rule: 'narrow', why: 'each pause sends a region-sized request: a project may turn it off, not on where the user left it off' },
+    'qodeassist.nextEdit.enabled': { rule: 'user', why: 'each pause sends a region-sized request to the user\'s provider: only the user turns it on (off by default, so a narrowing rule could never turn it on)' },
     'qodeassist.nextEdit.debounceMs': { rule: 'any', why: 'how soon a next edit is asked' },
     'qodeassist.nextEdit.disabledLanguages': { rule: 'narrow', why: 'a project may turn next edits off for some languages; the union of every scope\'s list is off' },
     'qodeassist.completion.prose': { rule: 'any', why: 'how an answer is cleaned' },

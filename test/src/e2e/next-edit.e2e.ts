@@ -42,7 +42,9 @@ describe('next edit suggestions in Chromium', function () {
             'secret/keys.ts': SHAPES.replace(/scale/g, 'secretScale'),
             'src/long.ts': LONG
         },
-        settings: { 'qodeassist.nextEdit.enabled': true, 'qodeassist.nextEdit.debounceMs': 700, 'qodeassist.completion.enabled': false }
+        // Turning next edits on is the user's own setting: a repository's .theia/settings.json may only turn them off.
+        userFiles: { '.theia/settings.json': JSON.stringify({ 'qodeassist.nextEdit.enabled': true }) },
+        settings: { 'qodeassist.nextEdit.debounceMs': 700, 'qodeassist.completion.enabled': false }
     }), fake => fake.when({ bodyIncludes: '<|editable_region_start|>', scenario: { kind: 'dynamic', respond: body => ({ kind: 'replay', recording: zetaAnswer(body) }) } }));
     const { fake, app } = session;
     let page: Page;

@@ -65,7 +65,8 @@ export interface AcpRegistryViewProps {
 export function AcpRegistryView({ state, outcomes, refresh, add, openFile }: AcpRegistryViewProps): React.ReactElement {
     const heading = <h3 id='qa-config-acp-registry'>{nls.localize('qodeassist/config/registryTitle', 'From the ACP registry')}{' '}
         <button type='button' className='theia-button secondary' data-action='refresh-registry' onClick={refresh}
-            title={nls.localize('qodeassist/config/registryRefreshTitle', 'Ask the registry again now')}><i className={codicon('refresh')} aria-hidden='true' /></button></h3>;
+            title={nls.localize('qodeassist/config/registryRefreshTitle', 'Ask the registry again now')}
+            aria-label={nls.localize('qodeassist/config/registryRefreshTitle', 'Ask the registry again now')}><i className={codicon('refresh')} aria-hidden='true' /></button></h3>;
     if (!state) {
         return <div className='qa-config-registry' aria-labelledby='qa-config-acp-registry'>{heading}
             <span className='qa-config-status'><i className={`${codicon('loading')} theia-animation-spin`} aria-hidden='true' /> {nls.localize('qodeassist/config/registryLoading', 'Reading the registry…')}</span></div>;

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../config/atomic-file';
 import { QodeAssistError } from '../wire/error-info';
 import { AcpRegistryIndexError, AcpRegistryOffer, AcpRegistryReading, MAX_REGISTRY_BYTES, parseAcpRegistry, RegistryPlatform, registryPlatformOf } from './acp-registry';
+import { readBoundedBody } from '../wire/bounded-body';
 
 /** The registry's documented index (agentclientprotocol.com/get-started/registry). */
 export const ACP_REGISTRY_URL = 'https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json';
@@ -48,27 +49,9 @@ export function checkRegistryUrl(value: string): URL {
 
 /** Reads a body up to `maxBytes`, stopping the download past it. */
 async function boundedText(response: Response, maxBytes: number): Promise<string> {
-    const declared = Number(response.headers.get('content-length'));
-    if (Number.isFinite(declared) && declared > maxBytes) {
-        await response.body?.cancel();
-        throw new AcpRegistryIndexError('too-large', `the registry index is over ${maxBytes} bytes (${declared})`);
-    }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = response.body?.getReader();
-    while (reader) {
-        const { done, value } = await reader.read();
-        if (done) {
-            break;
-        }
-        size += value.byteLength;
-        if (size > maxBytes) {
-            await reader.cancel();
-            throw new AcpRegistryIndexError('too-large', `the registry index is over ${maxBytes} bytes`);
-        }
-        chunks.push(value);
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    const bytes = await readBoundedBody(response, maxBytes, declared =>
+        new AcpRegistryIndexError('too-large', `the registry index is over ${maxBytes} bytes${declared === undefined ? '' : ` (${declared})`}`));
+    return Buffer.from(bytes).toString('utf8');
 }
 
 /**

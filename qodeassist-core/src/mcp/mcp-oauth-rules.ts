@@ -1,6 +1,7 @@
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ManagedPolicy } from '../config/managed-policy';
+import { readBoundedBody } from '../wire/bounded-body';
 
 /** Most bytes of one OAuth answer (metadata, registration, tokens): real ones are a few kilobytes. */
 export const MAX_OAUTH_RESPONSE_BYTES = 64 * 1024;
@@ -167,32 +168,8 @@ export function guardedFetch(options: GuardedFetchOptions): FetchLike {
 
 const NULL_BODY_STATUSES = [101, 204, 205, 304];
 
-async function readCapped(response: Response, cap: number, url: URL): Promise<Uint8Array> {
-    const declared = Number(response.headers.get('content-length') ?? '0');
-    if (declared > cap) {
-        await response.body?.cancel();
-        throw new McpOAuthRefusedRequest(`the answer of ${url.origin}${url.pathname} is ${declared} bytes, over the ${cap} an OAuth answer may have; it was not read`);
-    }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = response.body?.getReader();
-    while (reader) {
-        const { done, value } = await reader.read();
-        if (done) {
-            break;
-        }
-        size += value.byteLength;
-        if (size > cap) {
-            await reader.cancel();
-            throw new McpOAuthRefusedRequest(`the answer of ${url.origin}${url.pathname} is over the ${cap} bytes an OAuth answer may have; it was not read`);
-        }
-        chunks.push(value);
-    }
-    const bytes = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-        bytes.set(chunk, offset);
-        offset += chunk.byteLength;
-    }
-    return bytes;
+function readCapped(response: Response, cap: number, url: URL): Promise<Uint8Array> {
+    return readBoundedBody(response, cap, declared => new McpOAuthRefusedRequest(declared === undefined
+        ? `the answer of ${url.origin}${url.pathname} is over the ${cap} bytes an OAuth answer may have; it was not read`
+        : `the answer of ${url.origin}${url.pathname} is ${declared} bytes, over the ${cap} an OAuth answer may have; it was not read`));
 }

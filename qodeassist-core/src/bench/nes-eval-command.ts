@@ -1,62 +1,29 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, sep } from 'node:path';
-import { formatIssue } from '../config/config-issue';
 import { BenchHost } from './bench-features';
+import { EvalRequest, runEvalCommand } from './eval-command';
 import { FimDatasetError } from './fim-eval-dataset';
 import { NesCaseResult, formatNesSummary, runNesEval, summarizeNesEval } from './nes-eval';
 import { casesFromVersions, loadNesDataset } from './nes-eval-dataset';
 
-export interface NesEvalRequest {
-    dataset: string;
-    agent?: string;
-    limit?: number;
-    out?: string;
+export interface NesEvalRequest extends EvalRequest {
     caseTimeoutMs?: number;
-    onInterrupt(handler: () => void): () => void;
 }
 
-/**
- * `nes-eval`: a dataset through the IDE's next-edit engine, a line per case on stderr, the summary
- * (exact edit match, edit similarity, latency) on stdout. Skipped dataset lines fail the run at the end.
- */
-export async function benchNesEval(host: BenchHost, request: NesEvalRequest): Promise<'finished' | 'failed' | 'cancelled'> {
-    const dataset = loadNesDataset(request.dataset);
-    dataset.issues.forEach(issue => host.err(formatIssue(issue)));
-    if (dataset.cases.length === 0) {
-        throw new FimDatasetError(`The dataset ${request.dataset} has no valid case${dataset.issues.length ? ` (${dataset.issues.length} problem(s) above)` : ''}. Make one with qodeassist-bench nes-dataset.`);
-    }
-    const cases = request.limit === undefined ? dataset.cases : dataset.cases.slice(0, request.limit);
-    if (request.out) {
-        mkdirSync(dirname(request.out), { recursive: true });
-        writeFileSync(request.out, '');
-    }
-    const controller = new AbortController();
-    const stopWatching = request.onInterrupt(() => controller.abort());
-    try {
-        const { results, cancelled } = await runNesEval({
+/** `nes-eval`: a dataset through the IDE's next-edit engine; the summary is exact edit match, edit similarity, latency. */
+export function benchNesEval(host: BenchHost, request: NesEvalRequest): Promise<'finished' | 'failed' | 'cancelled'> {
+    return runEvalCommand(host, request, loadNesDataset(request.dataset), {
+        name: 'nes-eval',
+        emptyFix: 'Make one with qodeassist-bench nes-dataset.',
+        run: (cases, signal, onResult) => runNesEval({
             runtime: host.runtime, configuration: host.configurations.forWorkspace(host.workspace), workspace: host.workspace, cases,
-            agent: request.agent, caseTimeoutMs: request.caseTimeoutMs, signal: controller.signal,
-            onResult: (result, index) => {
-                if (request.out) {
-                    appendFileSync(request.out, `${JSON.stringify(result)}\n`);
-                }
-                host.err(`[${index + 1}/${cases.length}] ${progressLine(result)}`);
-            }
-        });
-        const summary = summarizeNesEval(results);
-        if (host.json) {
-            host.out(JSON.stringify({ dataset: request.dataset, skippedLines: dataset.issues.length, cancelled, ...summary }));
-        } else {
-            host.out(`nes-eval: ${results.length} of ${cases.length} case(s) from ${request.dataset}${request.agent ? `, agent ${request.agent}` : ''}${cancelled ? ' (stopped)' : ''}`);
-            formatNesSummary(summary).forEach(line => host.out(line));
-        }
-        if (cancelled) {
-            return 'cancelled';
-        }
-        return dataset.issues.length > 0 || summary.errors === results.length ? 'failed' : 'finished';
-    } finally {
-        stopWatching();
-    }
+            agent: request.agent, caseTimeoutMs: request.caseTimeoutMs, signal, onResult
+        }),
+        summarize: results => summarizeNesEval(results),
+        summaryLines: formatNesSummary,
+        allFailed: (summary, results) => summary.errors === results.length,
+        progressLine
+    });
 }
 
 /**

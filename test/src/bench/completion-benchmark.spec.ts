@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { completionFor, TARGET_LINES } from './completion-benchmark';
+import { completionFor } from './completion-benchmark';
+import { TARGET_LINES } from './completion-script';
 
 describe('completion benchmark: the fake model', () => {
     const body = '    ';

@@ -6,30 +6,10 @@ import { waitForTheiaShell } from '../e2e/theia-page';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { openAITextRecording } from '../fake-provider/recordings';
 import { AIMS, analyseRun, CompletionRun, completionTable, GhostEvent, KeyEvent, rhythmSummaryTable, StopKind, WAITED_MS } from './completion-bench-analysis';
+import { DEBOUNCE_MS, FIRST_BYTE_MS, FRESH_LINE_STOP, PAUSE_MS, STOPS, TARGET_LINES, WARM_UP_LINE } from './completion-script';
 import { BENCH_RHYTHMS, TypistRhythm } from './typist-rhythms';
 
-/** The lines the typist writes into the function body, in order. No brackets or quotes: editors auto-close those differently. */
-export const TARGET_LINES = [
-    'const area = shape.width * shape.height;',
-    'const perimeter = 2 * shape.width + 2 * shape.height;',
-    'const ratio = shape.width / shape.height;',
-    'const square = ratio === 1;',
-    'const large = area > 100 || perimeter > 40;',
-    'const half = area / 2;',
-    'const wide = shape.width > shape.height;',
-    'const double = perimeter * 2;',
-    'const tall = shape.height > shape.width;',
-    'return shape.name + area;'
-];
 const INDENT = '    ';
-/** Where the typist stops to look for a suggestion: after this many characters of each line, then at its end. */
-const STOPS = [3, 8, 14, 22, 31, 42];
-/** Every other line, the typist also stops on the fresh line it just opened (an eager context), before typing it. */
-const FRESH_LINE_STOP = (line: number) => line % 2 === 1;
-const PAUSE_MS = 1_600;
-const DEBOUNCE_MS = 300;
-/** The fake model's time to first byte, the same for both apps. */
-const FIRST_BYTE_MS = 250;
 
 const FUNCTION_HEADER = 'export function describe(shape: Shape): string {';
 const FILE = [
@@ -38,8 +18,6 @@ const FILE = [
 ].join('\n');
 /** The body's line (1-based) where typing starts. */
 const BODY_LINE = 8;
-/** Typed at each rhythm before its script, so the adaptive debounce knows the rhythm (it keeps the last 50 gaps) as it would all day. */
-const WARM_UP_LINE = '// The typist warms up at this rhythm before the script starts.';
 
 /**
  * The fake model: the rest of the target line the request's code ends with. Both apps put a marker at the cursor
@@ -332,8 +310,10 @@ export function completionSection(byRhythm: readonly RhythmRuns[], measuredOn: s
         '',
         ...byRhythm.map(({ rhythm }) => `- **${rhythm.name}**: ${rhythm.description}.`),
         '',
-        `Every app is configured with a ${DEBOUNCE_MS} ms debounce; QodeAssist runs as it ships (the debounce follows the typing`,
-        'rhythm, and no context asks before the typist\'s own rhythm says the burst paused: 2 × the median gap, at least 60 ms).',
+        `Every app is configured with a ${DEBOUNCE_MS} ms debounce; QodeAssist runs as it ships: never more requests than a`,
+        `${DEBOUNCE_MS} ms debounce trigger would send over the same keys (a request budget, 1 in hand at the start, at most 2 kept),`,
+        'spent on asking ahead inside a burst at a fresh line or after `( , = [`, else once the typist\'s rhythm says the burst',
+        'paused (2 × the median gap, at least 60 ms; the adaptive debounce in ordinary text), else at the configured debounce.',
         'The page records every keystroke and every change of the ghost text (MutationObserver); *keystroke → ghost text* is the',
         'time from the last key before a stop to the first correct suggestion; it is compared at the stops where some app\'s user',
         `waited (an app took ${WAITED_MS} ms or more, or showed nothing — counted as the whole pause), the same stops for every app.`,

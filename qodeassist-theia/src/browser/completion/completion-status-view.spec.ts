@@ -38,6 +38,12 @@ describe('the completion status popover', () => {
             /^\*\*Hint mode:\*\* asks only on Alt\+\\ \(QodeAssist: Suggest Completion\)[^\n]*\n\nPer language: python automatic, markdown off\./);
     });
 
+    it('says how many requests went against what a debounce trigger would have sent, and how many may go ahead now', () => {
+        const markdown = completionDetailsMarkdown({ ...automatic, budget: { sent: 11, debounceWouldSend: 53, credit: 2, configuredMs: 300 } }, undefined, 0);
+        assert.match(markdown, /\n\n\*\*Requests:\*\* 11 sent, where asking after every 300 ms of quiet would have sent 53; 2 may go now, also inside a burst of typing/);
+        assert.doesNotMatch(completionDetailsMarkdown({ ...automatic, mode: 'hint', budget: { sent: 1, debounceWouldSend: 2, credit: 0, configuredMs: 300 } }, undefined, 0), /Requests:/);
+    });
+
     it('shows the figures by language and agent with shares, a total, the checks still waiting, and the reset link', () => {
         let figures = addCounts(emptyFigures(new Date('2026-11-23T10:00:00Z')), 'typescript', 'fake-fim', { shown: 4, accepted: 3, checked: 2, stillPresent: 1 });
         figures = addCounts(figures, 'python', 'fake-instruct', { shown: 1 });

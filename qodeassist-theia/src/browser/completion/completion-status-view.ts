@@ -1,5 +1,6 @@
 import type { ErrorInfo, LaunchStatus } from '@qodeassist/core';
 import { CompletionFigures, FigureCounts, totalOf } from './completion-figures';
+import type { BudgetFigures } from './request-budget';
 
 /** What the completion's status-bar item knows. */
 export interface CompletionStatusState {
@@ -48,6 +49,8 @@ export interface TriggerSummary {
     overrides: Readonly<Record<string, string>>;
     /** The Suggest Completion key, as shown to the user. */
     key: string;
+    /** The request budget so far, against a debounce trigger at `configuredMs` (qodeassist.completion.debounceMs). */
+    budget?: BudgetFigures & { configuredMs: number };
 }
 
 /** The popover below the item's line: how completion asks, then the acceptance figures kept on this machine, then what can be done. */
@@ -59,6 +62,11 @@ export function completionDetailsMarkdown(trigger: TriggerSummary, figures: Comp
         const how = trigger.adaptive ? 'from your typing rhythm' : 'qodeassist.completion.debounceMs';
         const eager = trigger.eagerFloorMs > 0 ? `${trigger.eagerFloorMs} ms` : 'at once';
         lines.push(`**Asks** after ${trigger.debounceMs} ms of quiet (${how}); on a fresh line or after \`{ ( , = [ ; :\` ${eager}.`);
+        if (trigger.budget) {
+            const { sent, debounceWouldSend, credit, configuredMs } = trigger.budget;
+            lines.push('', `**Requests:** ${sent} sent, where asking after every ${configuredMs} ms of quiet would have sent ${debounceWouldSend}; `
+                + `${credit} may go now, also inside a burst of typing (at a fresh line or after those characters) so the answer is ready when you stop.`);
+        }
     }
     const overrides = Object.entries(trigger.overrides);
     if (overrides.length) {

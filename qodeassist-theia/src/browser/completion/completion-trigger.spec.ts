@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { HINT_PAUSE_MS, triggerDecision, TriggerDecision, TriggerInput, triggerModeFor, triggerPlan, TriggerPlan } from './completion-trigger';
+import { asksAhead, HINT_PAUSE_MS, triggerDecision, TriggerDecision, TriggerInput, triggerModeFor, triggerPlan, TriggerPlan } from './completion-trigger';
 
 describe('completion trigger', () => {
     const cases: Array<[string, string, TriggerDecision]> = [
@@ -27,8 +27,29 @@ describe('completion trigger', () => {
     }
 });
 
+describe('asking ahead inside a burst: where the typist goes on from the same position', () => {
+    const cases: Array<[string, string, boolean]> = [
+        ['    ', '', true],
+        ['', '', true],
+        ['function f(', ')', true],
+        ['call(a,', ')', true],
+        ['call(a, ', ')', true],
+        ['const x =', '', true],
+        ['items[', ']', true],
+        // The next key is usually Enter: the fresh line asks ahead itself.
+        ['x = 1;', '', false],
+        ['if (a) {', '', false],
+        ['case 1:', '', false],
+        ['const total', '', false],
+        ['user.', '', false]
+    ];
+    for (const [before, after, expected] of cases) {
+        it(`"${before}|${after}" → ${expected ? 'asks ahead' : 'waits for the pause'}`, () => assert.equal(asksAhead(before, after), expected));
+    }
+});
+
 describe('the trigger plan: what a keystroke leads to', () => {
-    const base: TriggerInput = { mode: 'automatic', explicit: false, context: 'normal', typed: 3, minTyped: 1, debounceMs: 180, eagerFloorMs: 90 };
+    const base: TriggerInput = { mode: 'automatic', explicit: false, context: 'normal', typed: 3, minTyped: 1, debounceMs: 180, eagerFloorMs: 90, speculate: false };
     const plan = (input: Partial<TriggerInput>): Omit<TriggerPlan, 'why'> => {
         const { why, ...rest } = triggerPlan({ ...base, ...input });
         assert.ok(why.length > 0, 'says why');
@@ -38,6 +59,10 @@ describe('the trigger plan: what a keystroke leads to', () => {
         ['automatic, a pause in ordinary text: reuse at once, ask after the debounce', {}, { reuse: true, request: true, quietMs: 180 }],
         ['automatic, eager context: reuse at once, ask once the burst paused', { context: 'eager' }, { reuse: true, request: true, quietMs: 90 }],
         ['automatic, eager context with a debounce set to 0: ask at once', { context: 'eager', eagerFloorMs: 0 }, { reuse: true, request: true, quietMs: 0 }],
+        ['automatic, eager context with room in the request budget: ask at the keystroke, inside the burst', { context: 'eager', speculate: true }, { reuse: true, request: true, quietMs: 0 }],
+        ['automatic, ordinary text with room in the request budget: still wait for the debounce', { speculate: true }, { reuse: true, request: true, quietMs: 180 }],
+        ['automatic, after a dot with room in the request budget: still never ask', { context: 'suppress', speculate: true }, { reuse: true, request: false, quietMs: 0 }],
+        ['hint, eager context with room in the request budget: still a real pause', { mode: 'hint', context: 'eager', speculate: true }, { reuse: true, request: true, quietMs: HINT_PAUSE_MS }],
         ['automatic, inside a word or after a dot: reuse only, never ask', { context: 'suppress' }, { reuse: true, request: false, quietMs: 0 }],
         ['automatic, too little typed since the last request: reuse only', { typed: 1, minTyped: 3 }, { reuse: true, request: false, quietMs: 0 }],
         ['automatic, too little typed matters not at an eager context', { context: 'eager', typed: 0, minTyped: 3 }, { reuse: true, request: true, quietMs: 90 }],

@@ -27,6 +27,19 @@ export function triggerDecision(lineBefore: string, lineAfter: string): TriggerD
     return 'normal';
 }
 
+/** Openers after which the typist goes on on the same line: the expression continues. */
+const CONTINUING = /[(,=[]\s*$/;
+
+/**
+ * Whether an eager context is worth asking ahead, inside a burst of typing: a fresh line, or after `( , = [`, where
+ * what the typist types next extends the same position. Not after `; { :` at the end of what is typed: the next key is
+ * usually Enter, whose fresh line asks ahead itself, and a request under way at the old position would hold it (every
+ * later key types ahead of that request and waits for its answer).
+ */
+export function asksAhead(lineBefore: string, lineAfter: string): boolean {
+    return triggerDecision(lineBefore, lineAfter) === 'eager' && (lineBefore.trim() === '' || CONTINUING.test(lineBefore));
+}
+
 /** The settings that choose a language's trigger mode. */
 export interface TriggerModeSettings {
     /** qodeassist.completion.trigger */
@@ -64,15 +77,18 @@ export interface TriggerInput {
     debounceMs: number;
     /** The quiet time that ends a burst (TypingRhythm): an eager context asks then, at once. */
     eagerFloorMs: number;
+    /** The request budget (RequestBudget) has room now and the context is worth asking ahead (asksAhead): an eager context asks at its keystroke, inside the burst. */
+    speculate: boolean;
 }
 
 /**
  * What to do when the editor asks for a suggestion. `reuse`: show at once what costs no model request
  * (the cache, or a request under way the user is typing into) — every automatic trigger does that
  * first. `request`: then ask the model once the last keystroke is `quietMs` old (when the user types
- * on, the editor cancels the wait). No automatic request goes inside a burst of typing: `quietMs` is at
- * least the pause the typist's rhythm says ends a burst (TypingRhythm), eager contexts only skip the
- * debounce's margin and the typed-character threshold.
+ * on, the editor cancels the wait), if the request budget allows then (else once it grows, when the
+ * quiet time reaches the configured debounce). An eager context asks at its keystroke while the budget
+ * has room — speculation inside the burst, so the answer is under way or ready when the typist stops
+ * and typing into it reuses it; otherwise once the typist's rhythm says the burst paused (TypingRhythm).
  */
 export interface TriggerPlan {
     reuse: boolean;
@@ -98,7 +114,9 @@ export function triggerPlan(input: TriggerInput): TriggerPlan {
         case 'suppress':
             return { reuse: true, request: false, quietMs: 0, why: 'inside a word or after a member access' };
         case 'eager':
-            return { reuse: true, request: true, quietMs: input.eagerFloorMs, why: 'eager context, once the burst of typing paused' };
+            return input.speculate
+                ? { reuse: true, request: true, quietMs: 0, why: 'eager context, asked ahead inside the burst (the request budget has room)' }
+                : { reuse: true, request: true, quietMs: input.eagerFloorMs, why: 'eager context, once the burst of typing paused' };
         default:
             return input.typed < input.minTyped
                 ? { reuse: true, request: false, quietMs: 0, why: `fewer than ${input.minTyped} characters typed since the last request` }

@@ -15,7 +15,8 @@ import { describeContext } from './completion-context-facts';
 import { CompletionFiguresRecorder } from './completion-figures-recorder';
 import { CompletionStatus, RESET_COMPLETION_FIGURES, SHOW_COMPLETION_LOG } from './completion-status';
 import { TriggerSummary } from './completion-status-view';
-import { triggerDecision, TriggerMode, triggerModeFor, triggerPlan } from './completion-trigger';
+import { asksAhead, triggerDecision, TriggerMode, triggerModeFor, triggerPlan } from './completion-trigger';
+import { RequestBudget } from './request-budget';
 import { TypingRhythm } from './typing-rhythm';
 
 export namespace QodeAssistCompletionCommands {
@@ -52,6 +53,8 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
 
     protected readonly toDispose = new DisposableCollection();
     protected readonly rhythm = new TypingRhythm();
+    /** No more automatic requests than a debounce trigger at the configured debounce would send. */
+    protected readonly budget = new RequestBudget();
     protected nextId = 1;
     /** Characters typed per model since its last request, for the typed-character threshold. */
     protected readonly typed = new Map<string, number>();
@@ -82,6 +85,9 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
                 this.typed.set(key, (this.typed.get(key) ?? 0) + inserted);
                 const now = performance.now();
                 this.editedAt.set(key, now);
+                if (this.typedInto(model)) {
+                    this.budget.edited(now, this.configuredDebounceMs());
+                }
                 this.completionContext.edited(model, event);
                 if (isKeystroke(event)) {
                     this.rhythm.keystroke(now);
@@ -141,13 +147,16 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
         }
         const line = model.getLineContent(position.lineNumber);
         const key = model.uri.toString();
+        const lineBefore = line.slice(0, position.column - 1);
+        const lineAfter = line.slice(position.column - 1);
         const planNow = () => {
             const timings = this.timings();
             return triggerPlan({
                 mode: this.modeFor(this.languageOf(model)), explicit,
-                context: triggerDecision(line.slice(0, position.column - 1), line.slice(position.column - 1)),
+                context: triggerDecision(lineBefore, lineAfter),
                 typed: this.typed.get(key) ?? 0, minTyped: this.preferences['qodeassist.completion.minTypedChars'],
-                debounceMs: timings.debounceMs, eagerFloorMs: timings.eagerFloorMs
+                debounceMs: timings.debounceMs, eagerFloorMs: timings.eagerFloorMs,
+                speculate: asksAhead(lineBefore, lineAfter) && this.budget.allows(performance.now(), this.configuredDebounceMs())
             });
         };
         let plan = planNow();
@@ -174,8 +183,36 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
         if (wait > 0 && !await quiet(wait, token)) {
             return none;
         }
+        if (!explicit && !await this.spendBudget(token)) {
+            return none;
+        }
         this.typed.set(key, 0);
-        return await this.ask(model, { ...this.query(model, position), definitions: await definitions.collect() }, token) ?? none;
+        return await this.ask(model, { ...this.query(model, position), definitions: await definitions.collect() }, token, !explicit) ?? none;
+    }
+
+    /**
+     * Takes one request from the budget; when it has none, waits until it grows (the quiet time reaching the configured
+     * debounce, when a debounce trigger would ask too). False when the user typed on meanwhile.
+     */
+    protected async spendBudget(token: monaco.CancellationToken): Promise<boolean> {
+        if (this.budget.spend(performance.now(), this.configuredDebounceMs())) {
+            return true;
+        }
+        const grows = this.budget.growsIn(performance.now(), this.configuredDebounceMs());
+        // One more millisecond: the timer and performance.now() need not agree to the millisecond.
+        if (grows === undefined || !await quiet(grows + 1, token)) {
+            return false;
+        }
+        return this.budget.spend(performance.now(), this.configuredDebounceMs());
+    }
+
+    /** An edit in a file the user types in (its editor has the focus): what restarts a debounce trigger's wait. */
+    protected typedInto(model: monaco.editor.ITextModel): boolean {
+        return model.uri.scheme === 'file' && monaco.editor.getEditors().some(editor => editor.getModel() === model && editor.hasTextFocus());
+    }
+
+    protected configuredDebounceMs(): number {
+        return this.preferences['qodeassist.completion.debounceMs'];
     }
 
     /** The language completion takes a document for: the editor's, or (for plaintext) what the backend read from its file name. */
@@ -184,8 +221,13 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
         return own === 'plaintext' ? this.languages.get(model.uri.toString()) ?? own : own;
     }
 
-    /** Sends one query; what comes back as ghost text, unless the document moved on meanwhile (no stale suggestion). */
-    protected async ask(model: monaco.editor.ITextModel, query: CompletionQuery & { version: number }, token: monaco.CancellationToken): Promise<monaco.languages.InlineCompletions | undefined> {
+    /**
+     * Sends one query; what comes back as ghost text, unless the document moved on meanwhile (no stale suggestion).
+     * `budgeted`: its request was taken from the budget, given back when the backend answered without asking the model.
+     */
+    protected async ask(
+        model: monaco.editor.ITextModel, query: CompletionQuery & { version: number }, token: monaco.CancellationToken, budgeted = false
+    ): Promise<monaco.languages.InlineCompletions | undefined> {
         // Cancelled when Monaco drops the position, a little later: the next keystroke's query may type ahead into this one's request.
         const cancel = token.onCancellationRequested(() => setTimeout(() => void this.service.cancel(query.id), CANCEL_GRACE_MS));
         if (!query.reuseOnly) {
@@ -198,6 +240,9 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             answer = { text: '', error: { category: 'Network', message: `The QodeAssist backend did not answer: ${error instanceof Error ? error.message : String(error)}` }, elapsedMs: 0 };
         } finally {
             cancel.dispose();
+        }
+        if (budgeted && (answer.source === 'cache' || answer.source === 'in-flight' || answer.skipped)) {
+            this.budget.refund();
         }
         if (answer.language && !model.isDisposed()) {
             this.languages.set(model.uri.toString(), answer.language);
@@ -256,7 +301,8 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
                 delete overrides[language];
             }
         }
-        return { mode, ...timings, overrides, key: SUGGEST_KEY };
+        const budget = { ...this.budget.figures(performance.now(), this.configuredDebounceMs()), configuredMs: this.configuredDebounceMs() };
+        return { mode, ...timings, overrides, key: SUGGEST_KEY, budget };
     }
 
     protected query(model: monaco.editor.ITextModel, position: monaco.Position, reuseOnly = false): CompletionQuery & { version: number } {

@@ -1,90 +1,147 @@
 import * as assert from 'node:assert/strict';
+import { DEBOUNCE_MS, FIRST_BYTE_MS, PAUSE_MS, TARGET_LINES } from '@qodeassist/test/lib/bench/completion-script';
+import { humanRhythm, HUMAN_RHYTHM_PARAMETERS } from '@qodeassist/test/lib/bench/typist-rhythms';
 import { triggerDecision } from './completion-trigger';
-import { fixedDebounceRequests, logNormalGaps, requestsAlong, typeLines } from './trigger-timeline.spec-support';
+import { CREDIT_CAP, START_CREDIT } from './request-budget';
+import { benchTimeline, fixedDebounceRequests, requestsAlong, restOfLine, Timeline, TimelineOutcome, waitsAtStops } from './trigger-timeline.spec-support';
 import { PAUSE_FACTOR } from './typing-rhythm';
 
-/** The completion benchmark's script (test/src/bench/completion-benchmark.ts): ten lines, stops inside each. */
-const LINES = [
-    'const area = shape.width * shape.height;',
-    'const perimeter = 2 * shape.width + 2 * shape.height;',
-    'const ratio = shape.width / shape.height;',
-    'const square = ratio === 1;',
-    'const large = area > 100 || perimeter > 40;',
-    'const half = area / 2;',
-    'const wide = shape.width > shape.height;',
-    'const double = perimeter * 2;',
-    'const tall = shape.height > shape.width;',
-    'return shape.name + area;'
+const SETTINGS = { configuredMs: DEBOUNCE_MS, adaptive: true, minTyped: 1 };
+const human = (seed: number) => humanRhythm({ ...HUMAN_RHYTHM_PARAMETERS, seed }).gap;
+
+/** The benchmark's rhythms (seed 38 is its human-like typist), a steady one with hitches, and two more seeds. */
+const RHYTHMS: Array<[string, (index: number) => number]> = [
+    ['35 ms a key', () => 35],
+    ['35 ms a key with a 65 ms hitch every 15th key', index => index % 15 === 0 ? 65 : 35],
+    ['80 ms a key', () => 80],
+    ['150 ms a key', () => 150],
+    ['human-like, seed 38 (the benchmark\'s)', human(38)],
+    ['human-like, seed 1', human(1)],
+    ['human-like, seed 2', human(2)]
 ];
-const STOPS = [0, 3, 8, 14, 22, 31, 42];
-const PAUSE_MS = 1_600;
-const SETTINGS = { configuredMs: 300, adaptive: true, minTyped: 1 };
 
-/** A human-like rhythm: log-normal gaps, median 211 ms, σ 0.5 (mean ≈ 239 ms), as the benchmark's jittered typist. */
-const HUMAN = { median: 211, sigma: 0.5 };
+/** The script's requests and what a debounce trigger at the configured debounce sends over the same keys. */
+function counted(timeline: Timeline, outcome: TimelineOutcome): { script: number; all: number; debounceScript: number; debounceAll: number } {
+    return {
+        script: outcome.sent.filter(request => request.key >= timeline.scriptFrom).length,
+        all: outcome.sent.length,
+        debounceScript: fixedDebounceRequests(timeline.keys.slice(timeline.scriptFrom), DEBOUNCE_MS),
+        debounceAll: fixedDebounceRequests(timeline.keys, DEBOUNCE_MS)
+    };
+}
 
-describe('the trigger rule along a typist\'s timeline: no request inside a burst', () => {
-    // Rhythm → the requests the rule sends, then those of Theia AI's rule (300 ms of quiet, any context) on the same keys.
-    const table: Array<[string, (index: number) => number, number, number]> = [
-        ['35 ms a key', () => 35, 0, 66],
-        ['35 ms a key with a 65 ms hitch every 15th key', index => index % 15 === 0 ? 65 : 35, 0, 66],
-        ['80 ms a key', () => 80, 0, 66],
-        ['80 ms a key, every 7th gap 150 ms (a slower finger)', index => index % 7 === 0 ? 150 : 80, 0, 66],
-        ['150 ms a key', () => 150, 0, 66],
-        // A human's gaps spread: 2 × the median is passed by ~8 % of them; Theia AI's 300 ms by ~24 %.
-        ['human-like, seed 1', logNormalGaps(1, HUMAN.median, HUMAN.sigma), 16, 149],
-        ['human-like, seed 2', logNormalGaps(2, HUMAN.median, HUMAN.sigma), 16, 148],
-        ['human-like, seed 3', logNormalGaps(3, HUMAN.median, HUMAN.sigma), 19, 136]
-    ];
-    for (const [rhythm, gap, inBurst, theiaRule] of table) {
-        it(`${rhythm}: one request per pause, ${inBurst} inside bursts; Theia AI's rule ${theiaRule} in all`, () => {
-            const { keys, pauses } = typeLines(LINES, STOPS, gap, PAUSE_MS);
-            const sent = requestsAlong(keys, SETTINGS);
-            const atPauses = sent.filter(request => pauses.includes(request.key));
-            // After a member access (`shape.wi|`) the language server's list serves: no request there, pause or not.
-            const askable = pauses.filter(key => triggerDecision(keys[key].before, keys[key].after) !== 'suppress');
-            assert.deepEqual(atPauses.map(request => request.key), askable, 'every pause asks, but after a member access');
-            assert.equal(sent.length - atPauses.length, inBurst, `inside bursts: ${sent.filter(request => !atPauses.includes(request)).map(request => `"${keys[request.key].before}"`).join(', ')}`);
-            assert.equal(fixedDebounceRequests(keys, 300), theiaRule);
-            assert.ok(sent.length <= theiaRule, `${sent.length} against ${theiaRule}`);
+/** The keys of each burst of the script (between two stops). */
+function bursts(timeline: Timeline): number[][] {
+    const result: number[][] = [];
+    let current: number[] = [];
+    for (let index = timeline.scriptFrom; index < timeline.keys.length; index++) {
+        current.push(index);
+        if (timeline.stops.includes(index)) {
+            result.push(current);
+            current = [];
+        }
+    }
+    return current.length ? [...result, current] : result;
+}
+
+/** Each line's first stop (its fresh line, or a few characters in): where no suggestion of the line showed yet, and a debounce trigger waits. */
+function firstStops(timeline: Timeline): number[] {
+    return TARGET_LINES.map((_, line) => timeline.stops.findIndex(stop => timeline.keys[stop].line === line));
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+
+describe('the trigger rule along the benchmark\'s key timeline: never more requests than a debounce trigger', () => {
+    for (const [rhythm, gap] of RHYTHMS) {
+        it(`${rhythm}, a model whose answers never fit: the budget binds — at most the debounce trigger's requests + ${START_CREDIT} since the start, + ${CREDIT_CAP} in the script`, () => {
+            const timeline = benchTimeline(gap);
+            const count = counted(timeline, requestsAlong(timeline.keys, SETTINGS));
+            assert.ok(count.all <= count.debounceAll + START_CREDIT, `${count.all} against ${count.debounceAll}`);
+            assert.ok(count.script <= count.debounceScript + CREDIT_CAP, `${count.script} against ${count.debounceScript}`);
         });
     }
 
-    it('the old rule (an eager context asked after the 90th-percentile gap) did ask inside bursts: the timeline tells them apart', () => {
-        // The same keys at 80 ms with a 97 ms gap every fifth key: the old floor (the 90th-percentile gap, 97 ms) was passed 1 key in 5.
-        const { keys } = typeLines(LINES, STOPS, index => index % 5 === 0 ? 97 : 80, PAUSE_MS);
-        const eagerInBurst = keys.filter((key, index) => /[{(,=[;:]\s*$/.test(key.before) && keys[index + 1] && keys[index + 1].t - key.t > 96 && keys[index + 1].t - key.t < PAUSE_MS);
-        assert.ok(eagerInBurst.length > 0, 'the script has eager contexts followed by a slower key');
-        const sent = requestsAlong(keys, SETTINGS);
-        assert.deepEqual(sent.filter(request => eagerInBurst.includes(keys[request.key])), []);
+    // Rhythm → requests in the script with the benchmark's fake model, and a debounce trigger's over the same keys.
+    const table: Array<[string, number, number]> = [
+        ['35 ms a key', 11, 53],
+        ['35 ms a key with a 65 ms hitch every 15th key', 11, 53],
+        ['80 ms a key', 11, 53],
+        ['150 ms a key', 11, 53],
+        ['human-like, seed 38 (the benchmark\'s)', 11, 123],
+        ['human-like, seed 1', 13, 141],
+        ['human-like, seed 2', 11, 138]
+    ];
+    for (const [rhythm, requests, debounce] of table) {
+        const gap = RHYTHMS.find(([name]) => name === rhythm)![1];
+        it(`${rhythm}, the benchmark's fake model (the rest of the line, ${FIRST_BYTE_MS} ms): ${requests} requests where a debounce trigger sends ${debounce}, some inside bursts`, () => {
+            const timeline = benchTimeline(gap);
+            const outcome = requestsAlong(timeline.keys, SETTINGS, restOfLine(FIRST_BYTE_MS));
+            const count = counted(timeline, outcome);
+            assert.deepEqual([count.script, count.debounceScript], [requests, debounce]);
+            assert.ok(count.script <= count.debounceScript);
+            const inside = outcome.sent.filter(request => request.key >= timeline.scriptFrom && !timeline.stops.includes(request.key));
+            assert.ok(inside.length > 0, 'speculative requests inside bursts');
+            assert.ok(inside.every(request => triggerDecision(timeline.keys[request.key].before, '') === 'eager'), 'only at eager contexts');
+        });
+    }
+});
+
+describe('speculation: a burst asks at its eager context, so the stop finds the answer under way or ready', () => {
+    for (const [rhythm, gap] of RHYTHMS) {
+        it(`${rhythm}: every line's first stop shows a suggestion, after the first line within 2 × the model's ${FIRST_BYTE_MS} ms, median ≤ 0.5 × a debounce trigger's ${DEBOUNCE_MS} + ${FIRST_BYTE_MS} ms`, () => {
+            const timeline = benchTimeline(gap);
+            const outcome = requestsAlong(timeline.keys, SETTINGS, restOfLine(FIRST_BYTE_MS));
+            const waits = waitsAtStops(timeline, outcome);
+            const first = firstStops(timeline).map(stop => waits[stop]);
+            // The first line has no Enter before it: the pause rule asks there. Every other line's Enter asked ahead; a request
+            // the previous line's end asked at a pause (a human's slow key) may hold it until that one answers.
+            assert.ok(first[0] < PAUSE_MS && first.slice(1).every(wait => wait < 2 * FIRST_BYTE_MS), `waits at the lines' first stops: ${first.join(', ')}`);
+            assert.ok(median(first) <= 0.5 * (DEBOUNCE_MS + FIRST_BYTE_MS), `median ${median(first)}`);
+            // Every stop of the script shows a fitting suggestion, but after a member access where none is asked.
+            const unserved = timeline.stops.filter((stop, index) => stop >= timeline.scriptFrom && waits[index] >= PAUSE_MS);
+            assert.deepEqual(unserved.filter(stop => triggerDecision(timeline.keys[stop].before, '') !== 'suppress'), []);
+        });
+    }
+
+    it('a burst with an eager context and room in the budget asks inside it, at that key', () => {
+        const timeline = benchTimeline(() => 80);
+        const outcome = requestsAlong(timeline.keys, SETTINGS, restOfLine(FIRST_BYTE_MS));
+        // Lines without a stop on their fresh line: Enter is typed inside the burst, and its answer is the whole line.
+        const enters = timeline.keys.flatMap((key, index) => index >= timeline.scriptFrom && key.before === '' && !timeline.stops.includes(index) ? [index] : []);
+        assert.ok(enters.length >= 4);
+        for (const enter of enters) {
+            const burst = bursts(timeline).find(keys => keys.includes(enter))!;
+            assert.ok(outcome.sent.some(request => burst.includes(request.key) && request.key === enter && request.t === timeline.keys[enter].t), `asked at Enter before line ${timeline.keys[enter].line}`);
+        }
     });
 });
 
 describe('a pause still asks at once', () => {
-    for (const gap of [35, 80, 150]) {
-        it(`at ${gap} ms a key: a fresh line asks ${PAUSE_FACTOR} × the gap after its key, an ordinary pause no later than the debounce`, () => {
-            const { keys } = typeLines(LINES.slice(0, 2), [0], () => gap, PAUSE_MS);
-            const sent = requestsAlong(keys, SETTINGS);
-            const freshLine = keys.findIndex((key, index) => index > 0 && key.before === '');
-            const asked = sent.find(request => request.key === freshLine);
-            assert.ok(asked, 'the fresh line asked');
-            assert.equal(asked.t - keys[freshLine].t, Math.max(60, PAUSE_FACTOR * gap));
-            const lineEnd = sent.find(request => keys[request.key].before === LINES[1]);
-            assert.ok(lineEnd && lineEnd.t - keys[lineEnd.key].t <= Math.max(100, 1.5 * gap, PAUSE_FACTOR * gap), 'the line\'s end asked');
+    it('before the rhythm is known: the start credit asks ahead once, after `=`; the rest waits for the configured debounce', () => {
+        const keys = ['x', 'x ', 'x =', 'x = ', 'x = 1', 'x = 1;'].map((before, index) => ({ t: index * 120, line: 0, before }));
+        const sent = requestsAlong(keys, SETTINGS).sent;
+        assert.deepEqual(sent.map(request => [keys[request.key].before, request.t - keys[request.key].t]), [['x =', 0], ['x = 1;', DEBOUNCE_MS]]);
+    });
+
+    for (const adaptive of [true, false]) {
+        it(`adaptive debounce ${adaptive ? 'on' : 'off'}, a model whose answers never fit: a fresh-line stop asks at once while the budget has room, else once the burst paused or the budget grows`, () => {
+            const timeline = benchTimeline(() => 80);
+            const outcome = requestsAlong(timeline.keys, { ...SETTINGS, adaptive });
+            const waits = timeline.stops.filter(key => key >= timeline.scriptFrom && timeline.keys[key].before === '')
+                .map(stop => outcome.sent.find(request => request.key === stop)!.t - timeline.keys[stop].t);
+            assert.ok(waits.every(wait => [0, Math.min(PAUSE_FACTOR * 80, DEBOUNCE_MS), DEBOUNCE_MS + 1].includes(wait)), waits.join(', '));
         });
     }
 
-    it('before the rhythm is known, the configured debounce applies everywhere: nothing goes between the first keys', () => {
-        const { keys } = typeLines(['x = 1;'], [], () => 120, PAUSE_MS);
-        const sent = requestsAlong(keys, SETTINGS);
-        assert.deepEqual(sent.map(request => [request.key, request.t - keys[request.key].t]), [[keys.length - 1, 300]]);
-    });
-
-    it('with the adaptive debounce off, an eager context waits for the pause too, at most the configured debounce', () => {
-        const { keys } = typeLines(LINES.slice(0, 2), [0], () => 80, PAUSE_MS);
-        const sent = requestsAlong(keys, { ...SETTINGS, adaptive: false });
-        const freshLine = keys.findIndex((key, index) => index > 0 && key.before === '');
-        assert.equal(sent.find(request => request.key === freshLine)!.t - keys[freshLine].t, 160);
-        assert.equal(sent.length, 3, 'the first line\'s end, the fresh line and the end');
-    });
+    for (const gap of [35, 80, 150]) {
+        it(`at ${gap} ms a key, a model whose answers never fit: each fresh-line stop asks at its key, or ${PAUSE_FACTOR} × the gap after it, or once the budget grows`, () => {
+            const timeline = benchTimeline(() => gap);
+            const outcome = requestsAlong(timeline.keys, SETTINGS);
+            for (const stop of timeline.stops.filter(key => key >= timeline.scriptFrom && timeline.keys[key].before === '')) {
+                const asked = outcome.sent.find(request => request.key === stop);
+                assert.ok(asked, `the fresh line before line ${timeline.keys[stop].line} asked`);
+                assert.ok([0, Math.max(60, PAUSE_FACTOR * gap), DEBOUNCE_MS + 1].includes(asked.t - timeline.keys[stop].t), `after ${asked.t - timeline.keys[stop].t} ms`);
+            }
+        });
+    }
 });

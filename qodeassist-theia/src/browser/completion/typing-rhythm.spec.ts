@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { MIN_GAPS, PAUSE_FLOOR_MS, RHYTHM_WINDOW, TypingRhythm } from './typing-rhythm';
+import { MIN_GAP_MS, MIN_GAPS, PAUSE_FLOOR_MS, RHYTHM_WINDOW, TypingRhythm } from './typing-rhythm';
 
 /** A typist's keystrokes at these gaps (ms), starting at t = 1000. */
 function typed(gaps: readonly number[]): TypingRhythm {
@@ -44,6 +44,14 @@ describe('the typing rhythm behind the adaptive debounce', () => {
         const gaps = [80, 80, 80, 80, 1_600, 80, 80, 80, 2_500, 80, 80, 80];
         assert.deepEqual(typed(gaps).timings(350, true), { debounceMs: 160, eagerFloorMs: 160, adaptive: true });
         assert.equal(typed(gaps).sampleCount, 10);
+    });
+
+    it(`keys that arrive bunched (gaps under ${MIN_GAP_MS} ms: a busy renderer delivering queued keys) are no rhythm: the median stays the typist's`, () => {
+        // 150 ms a key, then thirteen keys delivered 19 ms apart: counted, they would make the median 19 ms and the pause 60 ms.
+        const rhythm = typed([...Array(12).fill(150), ...Array(13).fill(MIN_GAP_MS - 1)]);
+        assert.equal(rhythm.sampleCount, 12);
+        assert.deepEqual(rhythm.timings(350, true), { debounceMs: 300, eagerFloorMs: 300, adaptive: true });
+        assert.equal(typed(Array(12).fill(MIN_GAP_MS)).sampleCount, 12, `${MIN_GAP_MS} ms itself is a gap`);
     });
 
     it('follows a change of pace: the window keeps the last gaps only', () => {

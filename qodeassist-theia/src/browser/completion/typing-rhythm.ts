@@ -2,6 +2,11 @@
 export const DEBOUNCE_BOUNDS = { min: 100, max: 600 } as const;
 /** A gap this long or longer is a pause, not the rhythm of typing: it is left out. */
 export const PAUSE_GAP_MS = 1_000;
+/**
+ * A gap shorter than this (ms) is no typist's: keys that queued on a busy renderer and arrived bunched. It is left out,
+ * or it would pull the median down and end bursts too soon.
+ */
+export const MIN_GAP_MS = 20;
 /** Gaps remembered (a moving window: the rhythm follows a user who slows down or warms up). */
 export const RHYTHM_WINDOW = 50;
 /** The debounce is this many times the 75th-percentile gap. */
@@ -18,8 +23,8 @@ export interface RhythmTimings {
     debounceMs: number;
     /**
      * Quiet time after a keystroke at an eager context (a fresh line, after `{ ( , = [ ; :`): the moment the typist's
-     * own rhythm says the burst paused. Never 0 while the rhythm is unknown: a request inside a burst is paid for and
-     * replaced.
+     * own rhythm says the burst paused, when the request budget has no room to ask at the keystroke. Never 0 while the
+     * rhythm is unknown.
      */
     eagerFloorMs: number;
     /** Whether the debounce follows the typing (false: the configured debounce). */
@@ -29,8 +34,8 @@ export interface RhythmTimings {
 /**
  * The user's typing rhythm as a moving window of the gaps between keystrokes (Tabby-style).
  *
- * No context asks inside a burst of typing (issue #38): every request costs prompt tokens, even when the next
- * key cancels it. The burst has paused when the quiet time reaches 2 × the typist's median gap (at least 60 ms):
+ * The rhythm says when a burst of typing paused; only the request budget (RequestBudget) lets an eager context ask
+ * inside one (issue #38: every request costs prompt tokens, even when the next key cancels it). The burst has paused when the quiet time reaches 2 × the typist's median gap (at least 60 ms):
  * gaps within a burst are roughly log-normal (σ ≈ 0.35 for a practised typist, ≈ 0.5 for most), so about 2–8 % of
  * them are that long, against 10 % or more for the 90th-percentile floor used before. Eager contexts ask then, at once;
  * ordinary ones wait the debounce, 1.5 × the 75th-percentile gap (≈ 1.9–2.1 × the median) within 100–600 ms and
@@ -44,7 +49,7 @@ export class TypingRhythm {
     keystroke(t: number): void {
         if (this.last !== undefined) {
             const gap = t - this.last;
-            if (gap > 0 && gap < PAUSE_GAP_MS) {
+            if (gap >= MIN_GAP_MS && gap < PAUSE_GAP_MS) {
                 this.gaps.push(gap);
                 if (this.gaps.length > RHYTHM_WINDOW) {
                     this.gaps.shift();

@@ -92,6 +92,24 @@ export interface NextEditQuery extends DocumentQuery {
     /** The editor's version of `text`: the answer is for it and stale for any other. */
     version: number;
     useGitignore: boolean;
+    /**
+     * Other files' recent edits, the most recent first (absolute paths): each file's changed lines with a few around them,
+     * before its recent edits and now. The backend keeps only those inside the workspace that no ignore rule hides.
+     */
+    otherEdits?: NextEditOtherFile[];
+}
+
+/** One other file's recent edits as the browser saw them (0-based lines). */
+export interface NextEditOtherFile {
+    path: string;
+    /** The changed lines with a few around them before the recent edits, and now; both start at `startLine`. */
+    previous: string;
+    text: string;
+    startLine: number;
+    /** The line of the file's latest change. */
+    line: number;
+    /** Milliseconds since the file was last edited. */
+    ageMs: number;
 }
 
 /** The next edit, as replacements in the queried text; errors are data, as for completions. */

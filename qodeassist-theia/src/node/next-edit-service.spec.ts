@@ -2,8 +2,9 @@ import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
 import { ConfigurationService, EnvironmentSecretsStore, QodeAssistRuntime } from '@qodeassist/core';
 import { ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaGenerateRecording, writeFakeAgents } from '@qodeassist/test';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { NextEditQuery } from '../common/completion-protocol';
+import { NextEditOtherFile, NextEditQuery } from '../common/completion-protocol';
 import { QodeAssistCompletionServiceImpl } from './completion-service-impl';
 
 describe('next edit suggestions through the completion service', () => {
@@ -52,6 +53,28 @@ describe('next edit suggestions through the completion service', () => {
         assert.match(huge.skipped ?? '', /more than 1,000,000 characters/);
         assert.equal(server.requests.length, 0, 'no request at all');
         assert.ok(!server.requests.some(request => request.body.includes(SECRET)));
+    });
+
+    it('attack: another file\'s recent edit reaches the model; an ignored file\'s, a linked-in ignored file\'s and an outside file\'s never do', async () => {
+        fixture.write(join(fixture.workspace, 'src/b.ts'), 'const b = total;\n');
+        const keys = fixture.write(join(fixture.workspace, 'secret/keys.ts'), `const key = "${SECRET}";\n`);
+        symlinkSync(keys, join(fixture.workspace, 'src/keys-link.ts'));
+        const outside = fixture.write(join(fixture.root, 'outside/notes.ts'), 'OUTSIDE-MARKER-77\n');
+        const other = (path: string, previous: string, text: string, ageMs: number): NextEditOtherFile => ({ path, previous, text, startLine: 10, line: 10, ageMs });
+        server.enqueue({ kind: 'replay', recording: ollamaGenerateRecording(['<|editable_region_start|>\nlet total = 0;\n<|editable_region_end|>']) });
+        const answer = await service.nextEdit(query('src/a.ts', 'let total█ = 0;', 'let sum = 0;', {
+            otherEdits: [
+                other(keys, 'const key = "";', `const key = "${SECRET}";`, 100),
+                other(join(fixture.workspace, 'src/keys-link.ts'), 'const key = "";', `const key = "${SECRET}-LINKED";`, 200),
+                other(outside, '', 'OUTSIDE-MARKER-77', 300),
+                other(join(fixture.workspace, 'src/b.ts'), 'const b = sum;', 'const b = total;', 400)
+            ]
+        }));
+        assert.equal(answer.error, undefined);
+        const body = server.requests[0].body;
+        assert.ok(body.includes('User edited \\"src/b.ts\\"') && body.includes('@@ -11,1 +11,1 @@\\n-const b = sum;\\n+const b = total;'), 'the other file\'s edit, with its own line numbers');
+        assert.ok(!body.includes(SECRET), 'no byte of the ignored file\'s edit, directly or through a link');
+        assert.ok(!body.includes('OUTSIDE-MARKER') && !body.includes('notes.ts'), 'nothing of the file outside the workspace');
     });
 
     it('a cancelled query answers cancelled, not an error', async () => {

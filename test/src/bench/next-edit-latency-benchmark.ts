@@ -50,7 +50,12 @@ async function main(): Promise<void> {
             '.qodeassist/agents/rosters.toml': 'schema_version = 1\n\n[next_edit]\nagents = ["fake-zeta"]\n',
             'src/shapes.ts': FILE
         },
-        settings: { 'qodeassist.nextEdit.enabled': true, 'qodeassist.nextEdit.debounceMs': DEBOUNCE_MS, 'qodeassist.completion.enabled': false }
+        // Turning next edits on is the user's own setting: a workspace's settings may only turn them off.
+        userFiles: { '.theia/settings.json': JSON.stringify({ 'qodeassist.nextEdit.enabled': true }) },
+        settings: {
+            'qodeassist.nextEdit.debounceMs': DEBOUNCE_MS, 'qodeassist.completion.enabled': false,
+            'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' }, 'editor.wordBasedSuggestions': 'off'
+        }
     });
     const chromium = await launchChromium();
     try {

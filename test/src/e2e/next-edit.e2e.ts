@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Page } from 'playwright-core';
 import { ollamaGenerateRecording } from '../fake-provider/recordings';
@@ -11,20 +11,35 @@ const FILLER = Array.from({ length: 14 }, (_, index) => `export const c${index +
 /** Line 3 defines `scale`; line 20 calls it: renaming the function at line 3 makes the call at line 20 the next edit. */
 const SHAPES = ['// Shapes', '', 'export function scale(factor: number, value: number): number {', '    return factor * value;', '}', ...FILLER, 'export const doubled = scale(2, 10);', ''].join('\n');
 
+/**
+ * Like SHAPES, its function named `measure`, with a second call at line 30: after the rename's first use is applied, its
+ * second is the next edit. (Another name than SHAPES' so that the editor's word suggestions offer no word from it.)
+ */
+const CHAIN = [...SHAPES.split('\n').slice(0, 20), ...Array.from({ length: 9 }, (_, index) => `export const e${index + 21} = ${index + 21};`), 'export const again = scale(2, 10);', '']
+    .join('\n').replace(/scale\(/g, 'measure(');
+
 /** 100 lines: the call at line 55, the function at line 70 — the edit is far enough to scroll out of view. */
 const LONG = Array.from({ length: 100 }, (_, index) => index === 54 ? 'export const doubled = grow(2, 10);'
     : index === 69 ? 'export function grow(factor: number, value: number): number { return factor * value; }' : `export const d${index + 1} = ${index + 1};`).join('\n');
 
 /**
- * Zeta's answer to any request: the editable region echoed with the call renamed to whatever
- * the function at the top of the region is called now — a model that continues the rename.
+ * Zeta's answer to any request: the editable region echoed with the first call that still uses
+ * another name renamed to whatever the function at the top of the region is called now — a model
+ * that continues the rename one use at a time.
  */
 function zetaAnswer(body: string): string {
     const prompt = JSON.parse(body).prompt as string;
     const region = prompt.slice(prompt.indexOf('<|editable_region_start|>\n') + '<|editable_region_start|>\n'.length, prompt.indexOf('\n<|editable_region_end|>'))
         .replace('<|user_cursor_is_here|>', '');
     const name = /export function (\w+)\(/.exec(region)?.[1] ?? 'scale';
-    const rewritten = region.replace(/= \w+\(2, 10\)/, `= ${name}(2, 10)`);
+    let renamed = false;
+    const rewritten = region.replace(/= (\w+)\(2, 10\)/g, (call, used) => {
+        if (renamed || used === name) {
+            return call;
+        }
+        renamed = true;
+        return `= ${name}(2, 10)`;
+    });
     return ollamaGenerateRecording(['<|editable_region_start|>\n', rewritten, '\n<|editable_region_end|>\n```']);
 }
 
@@ -40,11 +55,16 @@ describe('next edit suggestions in Chromium', function () {
             'src/shapes.ts': SHAPES,
             'src/locked.ts': SHAPES.replace(/scale/g, 'lockedScale'),
             'secret/keys.ts': SHAPES.replace(/scale/g, 'secretScale'),
-            'src/long.ts': LONG
+            'src/long.ts': LONG,
+            'src/chain.ts': CHAIN
         },
         // Turning next edits on is the user's own setting: a repository's .theia/settings.json may only turn them off.
         userFiles: { '.theia/settings.json': JSON.stringify({ 'qodeassist.nextEdit.enabled': true }) },
-        settings: { 'qodeassist.nextEdit.debounceMs': 700, 'qodeassist.completion.enabled': false }
+        // The editor's word suggestions would take Tab (the suggest widget has it first), as in the completion e2e files.
+        settings: {
+            'qodeassist.nextEdit.debounceMs': 700, 'qodeassist.completion.enabled': false,
+            'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' }, 'editor.wordBasedSuggestions': 'off'
+        }
     }), fake => fake.when({ bodyIncludes: '<|editable_region_start|>', scenario: { kind: 'dynamic', respond: body => ({ kind: 'replay', recording: zetaAnswer(body) }) } }));
     const { fake, app } = session;
     let page: Page;
@@ -126,6 +146,49 @@ describe('next edit suggestions in Chromium', function () {
         await page.keyboard.press('Escape');
     });
 
+    it('Tab that applies asks again at once: the rename\'s second use (line 30) follows its first (line 20) with no typing between', async () => {
+        await openFile(page, 'src/chain.ts');
+        await cursorAt(3, 'export function measure'.length);
+        await page.keyboard.type('By', { delay: 30 });
+        await added().waitFor({ timeout: 15_000 });
+        const first = JSON.parse(modelRequests().at(-1)!.body).prompt as string;
+        assert.match(first, /User edited "src\/shapes\.ts":\n```diff\n/, 'another file\'s recent edits go along');
+        assert.ok(first.indexOf('User edited "src/shapes.ts"') < first.indexOf('User edited "src/chain.ts"'), 'this file\'s edits come last, next to the excerpt');
+        await page.keyboard.press('Tab');
+        assert.equal(await cursorLine(20), 20);
+        const asked = modelRequests().length;
+        await page.keyboard.press('Tab');
+        // The chained ask: no key but Tab was pressed, and its recent edits hold the edit just applied.
+        const deadline = Date.now() + 15_000;
+        while (modelRequests().length === asked && Date.now() < deadline) {
+            await page.waitForTimeout(50);
+        }
+        assert.match(JSON.parse(modelRequests().at(-1)!.body).prompt, /\+export const doubled = measureBy\(2, 10\);/);
+        await added().waitFor({ timeout: 15_000 });
+        assert.equal(await added().innerText(), 'measureBy');
+        await page.keyboard.press('Tab');
+        assert.equal(await cursorLine(30), 30, 'the second suggestion is at line 30');
+        await page.keyboard.press('Tab');
+        await added().waitFor({ state: 'detached', timeout: 5_000 });
+        assert.equal(await saved('src/chain.ts'), CHAIN.replace(/measure\(/g, 'measureBy('));
+    });
+
+    it('a suggestion is dropped when the file changes under it without typing (written on disk, as a tool or another program would)', async () => {
+        await cursorAt(3, 'export function measureBy'.length);
+        await page.keyboard.type('X', { delay: 30 });
+        await added().waitFor({ timeout: 15_000 });
+        assert.equal(await added().innerText(), 'measureByX');
+        const onDisk = CHAIN.replace(/measure\(/g, 'measureByX(');
+        await saved('src/chain.ts');
+        assert.equal(await added().count(), 1, 'saving changes no text: the suggestion stays');
+        writeFileSync(join(app.workspace, 'src/chain.ts'), onDisk);
+        await added().waitFor({ state: 'detached', timeout: 15_000 });
+        assert.equal(await removed().count(), 0);
+        await page.waitForTimeout(1500);
+        assert.equal(await added().count(), 0, 'the new text needs no edit: nothing shows again');
+        assert.equal(readFileSync(join(app.workspace, 'src/chain.ts'), 'utf8'), onDisk);
+    });
+
     it('an edit out of view is announced in the editor\'s corner; Tab brings it into view', async () => {
         await openFile(page, 'src/long.ts');
         await cursorAt(70, 'export function grow'.length);
@@ -163,5 +226,14 @@ describe('next edit suggestions in Chromium', function () {
         await page.waitForTimeout(1500);
         assert.ok(!fake.requests.some(request => request.body.includes('secretScale')), 'nothing of the ignored file was sent');
         assert.equal(await added().count(), 0);
+        // An edit elsewhere carries the other files' recent edits: never the ignored one's.
+        await openFile(page, 'src/long.ts');
+        const asked = modelRequests().length;
+        await cursorAt(70, 'export function growBig'.length);
+        await page.keyboard.type('Q', { delay: 30 });
+        await added().waitFor({ timeout: 15_000 });
+        assert.ok(modelRequests().length > asked);
+        assert.match(JSON.parse(modelRequests().at(-1)!.body).prompt, /User edited "src\/chain\.ts"/, 'another file\'s edits went along');
+        assert.ok(!fake.requests.some(request => request.body.includes('secretScale')), 'the ignored file\'s edits never left');
     });
 });

@@ -14,8 +14,10 @@ export const DEFAULT_EDIT_EVENTS: EditEventsOptions = { maxChars: 3000, contextL
  * What the user changed in `path` between `previous` (the text before the recent edits) and `text`,
  * as unified-diff hunks in file order. When they do not fit `maxChars`, the hunks nearest the cursor's
  * line stay: the edit being made is the one the model should continue. Empty when nothing changed.
+ * `firstLine` (0-based) is where both texts start in the file when they are an excerpt of it: the
+ * hunk headers then give the file's line numbers.
  */
-export function editEvents(path: string, previous: string, text: string, cursorLine: number, options: EditEventsOptions = DEFAULT_EDIT_EVENTS): string {
+export function editEvents(path: string, previous: string, text: string, cursorLine: number, options: EditEventsOptions = DEFAULT_EDIT_EVENTS, firstLine = 0): string {
     if (previous === text) {
         return '';
     }
@@ -23,7 +25,7 @@ export function editEvents(path: string, previous: string, text: string, cursorL
     const hunks = patch.hunks.map(hunk => ({
         newStart: hunk.newStart - 1,
         newEnd: hunk.newStart - 1 + hunk.newLines,
-        text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@\n${hunk.lines.join('\n')}\n`
+        text: `@@ -${hunk.oldStart + firstLine},${hunk.oldLines} +${hunk.newStart + firstLine},${hunk.newLines} @@\n${hunk.lines.join('\n')}\n`
     }));
     const distance = (hunk: { newStart: number; newEnd: number }) => cursorLine < hunk.newStart ? hunk.newStart - cursorLine : Math.max(0, cursorLine - hunk.newEnd);
     const kept = new Set<typeof hunks[number]>();

@@ -6,6 +6,7 @@ import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';
 import { DEFAULT_EDIT_EVENTS, EditEventsOptions, editEvents } from './edit-events';
 import { DEFAULT_REGION, editableRegion, lineAt, lineStarts, RegionOptions } from './edit-region';
 import { rewrittenRegion } from './next-edit-answer';
+import { DEFAULT_OTHER_FILE_EDITS, OtherFileEdit, otherFileEvents, OtherFileEditsOptions } from './other-file-edits';
 import { smallestEdits, TextEdit } from './smallest-edits';
 
 /** One ask for the next edit: the document as it is now, and as it was before the user's recent edits. */
@@ -23,14 +24,18 @@ export interface NextEditRequest {
     /** The editor's version of `text`: a suggestion for another version is stale. */
     version: number;
     project?: string;
+    /** Recent edits of other files the model may see (the caller checked each against the workspace and its ignore rules). */
+    otherEdits?: readonly OtherFileEdit[];
 }
 
 export interface NextEditSettings {
     region: RegionOptions;
     events: EditEventsOptions;
+    /** Other files' recent edits; absent: the defaults. */
+    otherFiles?: OtherFileEditsOptions;
 }
 
-export const DEFAULT_NEXT_EDIT_SETTINGS: NextEditSettings = { region: DEFAULT_REGION, events: DEFAULT_EDIT_EVENTS };
+export const DEFAULT_NEXT_EDIT_SETTINGS: NextEditSettings = { region: DEFAULT_REGION, events: DEFAULT_EDIT_EVENTS, otherFiles: DEFAULT_OTHER_FILE_EDITS };
 
 /** The model's next edit as the smallest replacements in the document it was asked for. */
 export interface NextEditSuggestion {
@@ -94,6 +99,7 @@ export class NextEditEngine {
         const region = editableRegion(request.text, request.offset, settings.region);
         const cursorLine = lineAt(lineStarts(request.text), request.offset);
         const events = editEvents(request.relativePath, request.previous, request.text, cursorLine, settings.events);
+        const otherEvents = otherFileEvents((request.otherEdits ?? []).filter(edit => edit.relativePath !== request.relativePath), settings.otherFiles ?? DEFAULT_OTHER_FILE_EDITS);
         const regionText = request.text.slice(region.start, region.end);
         let answer = '';
         let requestId: string | undefined;
@@ -118,7 +124,7 @@ export class NextEditEngine {
             await session.send([], {}, {
                 prefix: '', suffix: '', language: request.language, filePath: request.relativePath,
                 nextEdit: {
-                    events, before: region.before, after: region.after, region_before_cursor: region.beforeCursor, region_after_cursor: region.afterCursor,
+                    events, other_events: otherEvents, before: region.before, after: region.after, region_before_cursor: region.beforeCursor, region_after_cursor: region.afterCursor,
                     start_of_file: region.startOfFile
                 }
             });

@@ -10,6 +10,8 @@ import { QodeAssistPreferences } from '../qodeassist-preferences';
 import { QodeAssistSwitch } from '../qodeassist-switch';
 import { placeOf } from '../workspace-paths';
 import { CompletionStatus } from './completion-status';
+import { effectOfChange, SuggestionChain } from './next-edit-flow';
+import { NextEditHistory } from './next-edit-history';
 import { editDecorations, nextEditOn, offScreenHint, SuggestedEdit, tabAction } from './next-edit-view';
 
 export namespace QodeAssistNextEditCommands {
@@ -20,8 +22,6 @@ export namespace QodeAssistNextEditCommands {
 
 /** True while a next edit is shown in the focused editor: Tab and Esc are ours then. */
 export const NEXT_EDIT_VISIBLE = 'qodeassistNextEditVisible';
-/** The recent edits start again after this long without an edit to a file (the diff is of what is being done now). */
-const BASELINE_IDLE_MS = 60_000;
 
 interface Shown {
     editor: monaco.editor.ICodeEditor;
@@ -35,10 +35,12 @@ interface Shown {
 
 /**
  * Next edit suggestions in Monaco: after an edit pauses, the file's recent edits (its diff to the
- * text before them) and the cursor go to the backend; the answer is drawn where it applies (struck
- * text, ghost text, a gutter marker, a hint when out of view). Tab jumps there, Tab again applies,
- * Esc dismisses; any other change to the file drops it. No request for a read-only editor, a
- * selection or several cursors; the backend refuses ignored and oversized files.
+ * text before them), the other files' recent edits and the cursor go to the backend; the answer is
+ * drawn where it applies (struck text, ghost text, a gutter marker, a hint when out of view). Tab
+ * jumps there, Tab again applies and asks for the next one at once (a bounded chain), Esc dismisses
+ * and ends the chain; any other change to the file drops it. No request for a read-only editor, a
+ * selection or several cursors; the backend refuses ignored and oversized files, and drops other
+ * files' edits the model may not see.
  */
 @injectable()
 export class NextEditContribution implements FrontendApplicationContribution, CommandContribution, KeybindingContribution {
@@ -53,8 +55,9 @@ export class NextEditContribution implements FrontendApplicationContribution, Co
     protected readonly toDispose = new DisposableCollection();
     protected visibleKey: ContextKey<boolean>;
     protected nextId = 1;
-    /** Per model: the text before its recent edits, and when it was last edited. */
-    protected readonly baselines = new Map<string, { text: string; editedAt: number }>();
+    /** Per model: the text before its recent edits, and when and where it was last edited. */
+    protected readonly history = new NextEditHistory();
+    protected readonly chain = new SuggestionChain();
     protected readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
     protected asking: { id: number; key: string } | undefined;
     protected shown: Shown | undefined;
@@ -67,23 +70,21 @@ export class NextEditContribution implements FrontendApplicationContribution, Co
 
     onStart(): void {
         const watch = (model: monaco.editor.ITextModel) => {
+            // Only files: an output channel's or a diff view's model changes on its own, and is no edit of the user's.
+            if (model.uri.scheme !== 'file') {
+                return;
+            }
             const key = model.uri.toString();
-            this.baselines.set(key, { text: model.getValue(), editedAt: 0 });
-            let before = model.getValue();
-            const listening = this.toDispose.push(model.onDidChangeContent(() => {
-                const now = Date.now();
-                const baseline = this.baselines.get(key)!;
-                if (now - baseline.editedAt > BASELINE_IDLE_MS) {
-                    baseline.text = before;
-                }
-                baseline.editedAt = now;
-                before = model.getValue();
-                this.changed(model);
+            this.history.opened(key, new URI(key).path.fsPath(), model.getValue());
+            const listening = this.toDispose.push(model.onDidChangeContent(event => {
+                const line = Math.min(...event.changes.map(change => change.range.startLineNumber)) - 1;
+                this.history.changed(key, model.getValue(), Number.isFinite(line) ? line : 0, Date.now(), event.isFlush);
+                this.changed(model, event.isFlush);
             }));
             const closing = model.onWillDispose(() => {
                 listening.dispose();
                 closing.dispose();
-                this.baselines.delete(key);
+                this.history.closed(key);
                 clearTimeout(this.timers.get(key));
                 this.timers.delete(key);
                 if (this.shown?.model === model) {
@@ -107,7 +108,7 @@ export class NextEditContribution implements FrontendApplicationContribution, Co
 
     registerCommands(commands: CommandRegistry): void {
         commands.registerCommand(QodeAssistNextEditCommands.ACCEPT, { execute: () => this.accept(), isEnabled: () => this.shown !== undefined });
-        commands.registerCommand(QodeAssistNextEditCommands.DISMISS, { execute: () => this.dismiss(), isEnabled: () => this.shown !== undefined });
+        commands.registerCommand(QodeAssistNextEditCommands.DISMISS, { execute: () => this.userDismiss(), isEnabled: () => this.shown !== undefined });
         commands.registerCommand(QodeAssistNextEditCommands.TOGGLE, {
             execute: () => this.preferenceService.updateValue('qodeassist.nextEdit.enabled', !this.preferences['qodeassist.nextEdit.enabled'])
         });
@@ -123,22 +124,27 @@ export class NextEditContribution implements FrontendApplicationContribution, Co
         return { enabled: this.preferences['qodeassist.nextEdit.enabled'], disabledLanguages: this.preferences['qodeassist.nextEdit.disabledLanguages'] };
     }
 
-    /** A change to a file: what is shown for it is stale now (unless it is our own apply), and the pause starts again. */
-    protected changed(model: monaco.editor.ITextModel): void {
-        if (this.applying) {
+    /**
+     * A change to a file: what is shown or asked for it is stale now (unless it is our own apply), by
+     * typing or anything else (a chat agent's write, a formatter, a reload), and the pause starts again.
+     */
+    protected changed(model: monaco.editor.ITextModel, reload: boolean): void {
+        const effect = effectOfChange({ own: this.applying, reload });
+        if (!effect.drop) {
             return;
         }
+        this.chain.typed();
         if (this.shown?.model === model) {
             this.status.channel.appendLine(`${new Date().toISOString()} next edit dropped: the file changed under it`);
             this.dismiss();
         }
         const key = model.uri.toString();
-        if (this.asking?.key === key) {
+        if (effect.cancel && this.asking?.key === key) {
             void this.service.cancelNextEdit(this.asking.id);
             this.asking = undefined;
         }
         clearTimeout(this.timers.get(key));
-        if (!nextEditOn(model.getLanguageId(), this.settings())) {
+        if (!effect.ask || !nextEditOn(model.getLanguageId(), this.settings())) {
             return;
         }
         this.timers.set(key, setTimeout(() => {
@@ -147,7 +153,7 @@ export class NextEditContribution implements FrontendApplicationContribution, Co
         }, this.preferences['qodeassist.nextEdit.debounceMs']));
     }
 
-    protected async ask(model: monaco.editor.ITextModel): Promise<void> {
+    protected async ask(model: monaco.editor.ITextModel, chained = false): Promise<void> {
         const editor = monaco.editor.getEditors().find(candidate => candidate.getModel() === model && candidate.hasTextFocus());
         if (!editor || !this.wanted(editor, model)) {
             return;
@@ -164,7 +170,8 @@ export class NextEditContribution implements FrontendApplicationContribution, Co
         try {
             answer = await this.service.nextEdit({
                 id, workspacePath, project, file: path, relativePath, language: model.getLanguageId(), text: model.getValue(), offset: model.getOffsetAt(position),
-                previous: this.baselines.get(key)?.text ?? model.getValue(), version, useGitignore: this.preferences['qodeassist.tools.useGitignore']
+                previous: this.history.baseline(key) ?? model.getValue(), version, useGitignore: this.preferences['qodeassist.tools.useGitignore'],
+                otherEdits: this.history.otherEdits(key, Date.now())
             });
         } catch (error) {
             answer = { edits: [], version, elapsedMs: 0, error: { category: 'Network', message: `The QodeAssist backend did not answer: ${error instanceof Error ? error.message : String(error)}` } };
@@ -173,7 +180,8 @@ export class NextEditContribution implements FrontendApplicationContribution, Co
             this.asking = undefined;
         }
         const stale = !answer.cancelled && !model.isDisposed() && model.getVersionId() !== answer.version;
-        this.status.finished(`next edit #${id} ${relativePath}: ${describe(answer)}${stale ? ' (stale: dropped)' : ''}`, answer.error);
+        const link = chained ? ` (chained ${this.chain.length})` : '';
+        this.status.finished(`next edit #${id}${link} ${relativePath}: ${describe(answer)}${stale ? ' (stale: dropped)' : ''}`, answer.error);
         if (stale || answer.edits.length === 0 || model.isDisposed() || editor.getModel() !== model) {
             return;
         }
@@ -264,6 +272,22 @@ export class NextEditContribution implements FrontendApplicationContribution, Co
         }
         this.dismiss();
         shown.editor.setPosition(shown.model.getPositionAt(end));
+        // The edit just applied is the newest recent edit: the next one (a rename's next use) is asked for at once.
+        if (this.chain.applied()) {
+            clearTimeout(this.timers.get(shown.model.uri.toString()));
+            void this.ask(shown.model, true);
+        }
+    }
+
+    /** Esc: the suggestion goes, and so does the chain (and a chained ask under way for the file). */
+    protected userDismiss(): void {
+        this.chain.dismissed();
+        const key = this.shown?.model.uri.toString();
+        if (key && this.asking?.key === key) {
+            void this.service.cancelNextEdit(this.asking.id);
+            this.asking = undefined;
+        }
+        this.dismiss();
     }
 
     protected dismiss(): void {

@@ -4,3 +4,4 @@ export * from './fake-provider/scenarios';
 export * from './config/config-fixture';
 export * from './config/fake-agents';
 export * from './fake-provider/recordings';
+export * from './fake-provider/fake-provider-suite';

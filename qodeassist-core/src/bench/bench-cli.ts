@@ -21,11 +21,14 @@ import { QodeAssistError, toErrorInfo } from '../wire/error-info';
 import { redactSecrets } from '../wire/redaction';
 import { CHAT_MODES, ChatMode } from '../features/chat/plan-mode';
 import { benchChat, benchComplete, BenchHost, BenchOutcome, benchRefactor, benchToolSettings } from './bench-features';
+import { EvalRequest } from './eval-command';
 import { benchFimEval } from './fim-eval-command';
 import { benchNesDataset, benchNesEval } from './nes-eval-command';
 import { parseRange, splitAtMarker, splitAtPosition } from './source-position';
 
 export const EXIT = { finished: 0, failed: 1, usage: 2, cancelled: 130 } as const;
+/** How an eval run's outcome exits the process. */
+const EVAL_EXIT = { finished: EXIT.finished, failed: EXIT.failed, cancelled: EXIT.cancelled } as const;
 
 /** Where the CLI writes; tests pass their own. */
 export interface BenchIo {
@@ -294,31 +297,26 @@ class BenchContext {
 
     /** The quality harness: a dataset through the completion engine, scored; --timeout is per case, Ctrl+C stops with a summary. */
     async fimEval(): Promise<number> {
-        const dataset = resolve(this.io.cwd, this.required('dataset'));
-        if (!existsSync(dataset)) {
-            throw new UsageError(`the --dataset file ${dataset} does not exist`);
-        }
-        const agent = this.values.agent === undefined ? undefined : this.agent().name;
-        const outcome = await benchFimEval(this.host(), {
-            dataset, agent, limit: this.count('limit', 1), out: this.values.out ? resolve(this.io.cwd, this.values.out) : undefined,
-            caseTimeoutMs: this.caseTimeoutMs(),
-            openFilesTokens: this.count('open-files-tokens', 0) ?? 0, onInterrupt: handler => this.io.onInterrupt(handler)
-        });
-        return outcome === 'finished' ? EXIT.finished : outcome === 'cancelled' ? EXIT.cancelled : EXIT.failed;
+        const request = { ...this.evalRequest(), openFilesTokens: this.count('open-files-tokens', 0) ?? 0 };
+        return EVAL_EXIT[await benchFimEval(this.host(), request)];
     }
 
     /** Next edit suggestions over a dataset of real edit sequences, scored; --timeout is per case. */
     async nesEval(): Promise<number> {
+        return EVAL_EXIT[await benchNesEval(this.host(), this.evalRequest())];
+    }
+
+    /** The options fim-eval and nes-eval share: the dataset (it must exist), agent, limit, --out, --timeout per case, Ctrl+C. */
+    private evalRequest(): EvalRequest & { caseTimeoutMs?: number } {
         const dataset = resolve(this.io.cwd, this.required('dataset'));
         if (!existsSync(dataset)) {
             throw new UsageError(`the --dataset file ${dataset} does not exist`);
         }
-        const agent = this.values.agent === undefined ? undefined : this.agent().name;
-        const outcome = await benchNesEval(this.host(), {
-            dataset, agent, limit: this.count('limit', 1), out: this.values.out ? resolve(this.io.cwd, this.values.out) : undefined,
+        return {
+            dataset, agent: this.values.agent === undefined ? undefined : this.agent().name, limit: this.count('limit', 1),
+            out: this.values.out ? resolve(this.io.cwd, this.values.out) : undefined,
             caseTimeoutMs: this.caseTimeoutMs(), onInterrupt: handler => this.io.onInterrupt(handler)
-        });
-        return outcome === 'finished' ? EXIT.finished : outcome === 'cancelled' ? EXIT.cancelled : EXIT.failed;
+        };
     }
 
     /** A nes-eval dataset cut from pairs of versions of files (real history: e.g. two published versions of a package). */

@@ -98,6 +98,16 @@ export function schemaIssues(file: ConfigFile, error: z.ZodError, knownKeysAt: (
     return issues;
 }
 
+/** Parse + validate one JSON file (roles, model overrides, key origins: no schema_version to migrate). */
+export function loadJsonFile<T>(file: ConfigFile, schema: z.ZodType<T>, knownKeysAt: (path: PropertyKey[]) => string[]): Parsed<T> {
+    const parsed = readJson(file);
+    if (parsed.value === undefined) {
+        return { value: undefined, issues: parsed.issues };
+    }
+    const result = schema.safeParse(parsed.value);
+    return result.success ? { value: result.data, issues: [] } : { value: undefined, issues: schemaIssues(file, result.error, knownKeysAt) };
+}
+
 /** Parse + migrate + validate one TOML file against a strict schema. */
 export function loadTomlFile<T>(file: ConfigFile, kind: FileKind, schema: z.ZodType<T>, knownKeysAt: (path: PropertyKey[]) => string[]): Parsed<T> {
     const parsed = readToml(file);

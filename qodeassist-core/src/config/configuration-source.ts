@@ -5,7 +5,7 @@ import { ConsentRegistry } from './consent-registry';
 import { ProjectOverride } from './project-trust';
 import { GatewaySettings } from './gateway';
 import { loadManagedPolicy, ManagedPolicy } from './managed-policy';
-import { ConfigFile, loadTomlFile, readJson, schemaIssues } from './config-file';
+import { ConfigFile, loadJsonFile, loadTomlFile } from './config-file';
 import { ConfigIssue, didYouMean, findKeyLine } from './config-issue';
 import { ConfigLayer, configLayers, ConfigRoots, LayerName, readConfigFile, readConfigFiles } from './config-layers';
 import { isReservedKeyRef, KeyOriginPolicy, keyOriginIssue, originOf, reservedKeyIssue } from './key-origins';
@@ -124,17 +124,11 @@ function loadRoles(layers: ConfigLayer[], issues: ConfigIssue[]): Map<string, Ro
     const roles = new Map<string, Role & { file: ConfigFile }>();
     for (const layer of layers) {
         for (const file of readConfigFiles(layer, layer.rolesDir, '.json')) {
-            const parsed = readJson(file);
-            issues.push(...parsed.issues);
-            if (parsed.value === undefined) {
-                continue;
+            const role = loadJsonFile(file, RoleSchema, keysOf(RoleSchema));
+            issues.push(...role.issues);
+            if (role.value) {
+                roles.set(role.value.id, { ...role.value, file });
             }
-            const result = RoleSchema.safeParse(parsed.value);
-            if (!result.success) {
-                issues.push(...schemaIssues(file, result.error, keysOf(RoleSchema)));
-                continue;
-            }
-            roles.set(result.data.id, { ...result.data, file });
         }
     }
     return roles;
@@ -383,17 +377,9 @@ function loadModelOverrides(layers: ConfigLayer[], issues: ConfigIssue[]): Recor
         } catch {
             continue;
         }
-        const parsed = readJson(file);
-        issues.push(...parsed.issues);
-        if (parsed.value === undefined) {
-            continue;
-        }
-        const result = AgentModelsSchema.safeParse(parsed.value);
-        if (!result.success) {
-            issues.push(...schemaIssues(file, result.error, () => []));
-            continue;
-        }
-        Object.assign(overrides, result.data);
+        const models = loadJsonFile(file, AgentModelsSchema, () => []);
+        issues.push(...models.issues);
+        Object.assign(overrides, models.value);
     }
     return overrides;
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-file';
-import { ConfigFile, readJson, schemaIssues } from './config-file';
+import { ConfigFile, loadJsonFile } from './config-file';
 import { ConfigIssue, findKeyLine } from './config-issue';
 import { environmentVariableFor } from './secrets-store';
 
@@ -60,16 +60,12 @@ export class KeyOriginPolicy {
 
     /** Reads the user's key_origins.json into the policy; a broken file is an issue and allows nothing. */
     readUserFile(file: ConfigFile): ConfigIssue[] {
-        const parsed = readJson(file);
-        if (parsed.value === undefined) {
+        const parsed = loadJsonFile(file, KeyOriginsSchema, () => []);
+        if (!parsed.value) {
             return parsed.issues;
         }
-        const result = KeyOriginsSchema.safeParse(parsed.value);
-        if (!result.success) {
-            return schemaIssues(file, result.error, () => []);
-        }
         const issues: ConfigIssue[] = [];
-        for (const [ref, origins] of Object.entries(result.data)) {
+        for (const [ref, origins] of Object.entries(parsed.value)) {
             for (const origin of origins) {
                 if (originOf(origin) === undefined) {
                     issues.push({

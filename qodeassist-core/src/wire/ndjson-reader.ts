@@ -1,4 +1,5 @@
-import { longerThan, PendingBytes } from './pending-bytes';
+import { HeldRecord } from './held-record';
+import { longerThan } from './pending-bytes';
 import { DEFAULT_LIMITS, LimitAdvice, raiseLimitAdvice, recordLimitError } from './request-limits';
 
 const LF = 0x0a;
@@ -18,21 +19,15 @@ export async function* readNdjsonLines(
 ): AsyncGenerator<string[]> {
     // Lines are decoded whole, so no UTF-8 sequence is ever split between two calls; `stream` keeps a BOM stripped only at the start.
     const decoder = new TextDecoder();
-    const unfinished = new PendingBytes();
+    const unfinished = new HeldRecord(maxRecordBytes, advice);
     for await (const chunk of chunks) {
         const end = chunk.lastIndexOf(LF);
         if (end < 0) {
-            unfinished.push(chunk);
-            if (unfinished.length > maxRecordBytes) {
-                throw recordLimitError(maxRecordBytes, advice);
-            }
+            unfinished.hold(chunk);
             yield [];
             continue;
         }
-        // The line the held bytes belong to ends in this chunk: too long already, it is never decoded.
-        if (unfinished.length > 0 && unfinished.length + end > maxRecordBytes && unfinished.length + chunk.indexOf(LF) > maxRecordBytes) {
-            throw recordLimitError(maxRecordBytes, advice);
-        }
+        unfinished.checkEnd(end, () => chunk.indexOf(LF));
         const lines = linesOf(decoder.decode(unfinished.take(chunk.subarray(0, end)), { stream: true }));
         unfinished.push(chunk.subarray(end + 1));
         const tooLong = lines.findIndex(line => longerThan(line, maxRecordBytes));

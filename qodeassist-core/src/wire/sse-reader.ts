@@ -1,5 +1,6 @@
 import { createParser, EventSourceMessage } from 'eventsource-parser';
-import { longerThan, PendingBytes } from './pending-bytes';
+import { HeldRecord } from './held-record';
+import { longerThan } from './pending-bytes';
 import { DEFAULT_LIMITS, LimitAdvice, raiseLimitAdvice, recordLimitError } from './request-limits';
 
 const LF = 0x0a;
@@ -39,7 +40,7 @@ export async function* readServerSentEvents(
     });
     // Events are decoded whole, so no UTF-8 sequence is ever split between two calls; `stream` keeps a BOM stripped only at the start.
     const decoder = new TextDecoder();
-    const unfinished = new PendingBytes();
+    const unfinished = new HeldRecord(maxRecordBytes, advice);
     /** The last byte before the current chunk, to see a blank line whose two line ends fall in two chunks. */
     let previous = -1;
     const take = () => {
@@ -56,17 +57,11 @@ export async function* readServerSentEvents(
         const before = previous;
         previous = bytes[bytes.byteLength - 1];
         if (end < 0) {
-            unfinished.push(bytes);
-            if (unfinished.length > maxRecordBytes) {
-                throw recordLimitError(maxRecordBytes, advice);
-            }
+            unfinished.hold(bytes);
             yield [];
             continue;
         }
-        // The event the held bytes belong to ends in this chunk: too long already, it is never decoded.
-        if (unfinished.length > 0 && unfinished.length + end > maxRecordBytes && unfinished.length + firstEventEnd(bytes, before, end) > maxRecordBytes) {
-            throw recordLimitError(maxRecordBytes, advice);
-        }
+        unfinished.checkEnd(end, () => firstEventEnd(bytes, before, end));
         parser.feed(decoder.decode(unfinished.take(bytes.subarray(0, end)), { stream: true }));
         if (bytes[end - 1] === CR) {
             // The parser holds an event ended by a CR back until it sees whether LF follows; the event is complete

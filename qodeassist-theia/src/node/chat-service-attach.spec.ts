@@ -1,52 +1,28 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { ConfigurationService, EnvironmentSecretsStore, QodeAssistRuntime } from '@qodeassist/core';
-import { ConfigFixture, FAKE_KEYS, FakeProviderServer, writeFakeAgents } from '@qodeassist/test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { useFakeProviderSuite } from '@qodeassist/test';
 import { QodeAssistChatClient } from '../common/chat-protocol';
 import { ImagesNotTaken } from '../common/images-not-taken';
-import { QodeAssistChatServiceImpl } from './chat-service-impl';
+import { useChatService } from './chat-service.spec-support';
 
 const PNG = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
 
 describe('QodeAssistChatServiceImpl.attach: an image for an agent that takes none', () => {
-    const server = new FakeProviderServer();
-    const fixture = new ConfigFixture();
+    const { configurations } = useFakeProviderSuite({
+        prepare: fixture => {
+            fixture.project_('agents/fake-text.toml', 'schema_version = 1\nname = "fake-text"\nextends = "fake-openai"\n\n[body]\nmessages = "{% include \'openai/text-messages.njk\' %}"\n');
+            fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-text", "fake-openai"]\n');
+        }
+    });
     const client: QodeAssistChatClient = {
         onSessionEvents: () => undefined, requestToolPermission: async () => 'deny', getDiagnostics: async () => [],
         readOpenDocument: async () => undefined, writeDocument: async () => undefined, onChatNotice: () => undefined,
         requestAgentPermission: async () => ({ cancelled: true })
     };
-    let home: string;
-    let configuration: ConfigurationService;
-    let service: QodeAssistChatServiceImpl;
-
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        fixture.project_('agents/fake-text.toml', 'schema_version = 1\nname = "fake-text"\nextends = "fake-openai"\n\n[body]\nmessages = "{% include \'openai/text-messages.njk\' %}"\n');
-        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-text", "fake-openai"]\n');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        configuration.dispose();
-        await server.stop();
-        fixture.dispose();
-    });
-    beforeEach(() => {
-        home = mkdtempSync(join(tmpdir(), 'qodeassist-attach-'));
-        service = new QodeAssistChatServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home }), { forWorkspace: () => configuration }, home);
-        service.setClient(client);
-    });
-    afterEach(async () => {
-        await service.saved();
-        service.dispose();
-        rmSync(home, { recursive: true, force: true });
-    });
+    const connection = useChatService(configurations, client, 'qodeassist-attach-');
 
     it('is refused as ImagesNotTaken, whose data names the roster\'s agent and those that take images (what the composer offers)', async () => {
+        const { service } = connection;
         const { chatId } = await service.openSession({ location: 'user' });
         await assert.rejects(service.attach(chatId, 'shot.png', 'image/png', PNG, {}), (error: Error) => {
             assert.ok(ImagesNotTaken.is(error));

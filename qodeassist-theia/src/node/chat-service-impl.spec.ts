@@ -1,16 +1,16 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { ChainedSecretsStore, ChatOwners, ConfigurationService, EnvironmentSecretsStore, FileSecretsStore, QodeAssistRuntime, RecordingWritableSecretsStore } from '@qodeassist/core';
-import { ConfigFixture, FAKE_KEYS, FakeProviderServer, openAITextRecording, openAIToolCallsRecording, writeFakeAgents } from '@qodeassist/test';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { ChainedSecretsStore, ChatOwners, EnvironmentSecretsStore, FileSecretsStore, QodeAssistRuntime, RecordingWritableSecretsStore } from '@qodeassist/core';
+import { FAKE_KEYS, openAITextRecording, openAIToolCallsRecording, useFakeProviderSuite, writeFakeAgents } from '@qodeassist/test';
+import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ChatEvent, ChatInput, ChatSessionEvent, ChatStorage, QodeAssistChatClient, SessionEvent, StoredChat } from '../common/chat-protocol';
 import { QodeAssistChatServiceImpl } from './chat-service-impl';
+import { useChatService } from './chat-service.spec-support';
 
 describe('QodeAssistChatServiceImpl', () => {
-    const server = new FakeProviderServer();
-    const fixture = new ConfigFixture();
+    const suite = useFakeProviderSuite();
+    const { server, fixture, configurations } = suite;
     const received: Array<{ sessionId: string; event: SessionEvent }> = [];
     const permissionAnswers: Array<'allow-once' | 'allow-chat' | 'deny'> = [];
     const client: QodeAssistChatClient = {
@@ -32,32 +32,15 @@ describe('QodeAssistChatServiceImpl', () => {
     let home: string;
     let storage: ChatStorage;
     const open = async () => (await service.openSession(storage)).chatId;
-    let configuration: ConfigurationService;
+    const connection = useChatService(configurations, client, 'qodeassist-home-');
     let service: QodeAssistChatServiceImpl;
 
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        await server.stop();
-        fixture.dispose();
-    });
     beforeEach(() => {
-        server.reset();
         received.length = 0;
         writes.length = 0;
         notices.length = 0;
-        home = mkdtempSync(join(tmpdir(), 'qodeassist-home-'));
+        ({ service, home } = connection);
         storage = { location: 'user' };
-        service = new QodeAssistChatServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home }), { forWorkspace: () => configuration }, home);
-        service.setClient(client);
-    });
-    afterEach(async () => {
-        await service.saved();
-        service.dispose();
-        rmSync(home, { recursive: true, force: true });
     });
 
     async function finished(count = 1): Promise<SessionEvent> {
@@ -202,8 +185,7 @@ describe('QodeAssistChatServiceImpl', () => {
         assert.deepEqual(stored.history.map(m => [m.role, m.blocks]), [['user', [{ type: 'text', text: 'remember 42' }]], ['assistant', [{ type: 'text', text: 'First answer.' }]]]);
         assert.ok(stored.history[1].usage, 'usage is saved with the answer');
 
-        const next = new QodeAssistChatServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home }), { forWorkspace: () => configuration }, home);
-        next.setClient(client);
+        const next = connection.connect(client);
         const listed = await next.listChats(storage);
         assert.deepEqual(listed.chats.map(c => [c.id, c.title, c.messages]), [[chatId, 'remember 42', 2]]);
         const reopened = await next.openSession(storage, chatId);
@@ -341,7 +323,7 @@ describe('QodeAssistChatServiceImpl', () => {
 
     it('summarizes into a new linked chat through the compression roster, keeping the original', async () => {
         fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[compression]\nagents = ["fake-openai"]\n');
-        configuration = new ConfigurationService(fixture.roots);
+        suite.configuration.reload();
         try {
             server.enqueue({ kind: 'replay', recording: openAITextRecording('Deadline noted.') }, { kind: 'replay', recording: openAITextRecording('The deadline is Friday.') });
             const chatId = await open();
@@ -356,7 +338,7 @@ describe('QodeAssistChatServiceImpl', () => {
             assert.match(JSON.stringify(JSON.parse(server.requests[1].body).messages.at(-1).content), /User: the deadline is Friday/);
         } finally {
             writeFakeAgents(fixture, server.url, 'fake-openai');
-            configuration = new ConfigurationService(fixture.roots);
+            suite.configuration.reload();
         }
     });
 
@@ -370,13 +352,13 @@ describe('QodeAssistChatServiceImpl', () => {
         assert.ok(external.every(agent => agent.unavailable), JSON.stringify(external));
         assert.deepEqual(before.slice(0, 1).map(agent => agent.kind), [undefined], 'QodeAssist\'s own agents come first');
         const marked = fixture.project_('agents/fake-marked.toml', 'schema_version = 1\nname = "fake-marked"\nextends = "fake-claude"\npipelines = ["chat"]\n');
-        configuration.reload();
+        suite.configuration.reload();
         try {
             const agents = await own();
             assert.deepEqual(agents.map(agent => [agent.name, agent.inRoster]), [['fake-openai', true], ['fake-marked', false]]);
         } finally {
             rmSync(marked);
-            configuration.reload();
+            suite.configuration.reload();
         }
         assert.ok((await service.listRoles(fixture.workspace)).some(role => role.id === 'reviewer' && role.name === 'Reviewer'));
         fixture.write(`${fixture.workspace}/.qodeassist/skills/tone/SKILL.md`, '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
@@ -394,7 +376,7 @@ describe('QodeAssistChatServiceImpl', () => {
         const writable = new RecordingWritableSecretsStore(new FileSecretsStore(keyFile));
         const live = new QodeAssistChatServiceImpl(new QodeAssistRuntime({
             secrets: new ChainedSecretsStore([writable, new EnvironmentSecretsStore(FAKE_KEYS)]), onSecretsChange: listener => writable.onDidChange(() => listener()), userHome: home
-        }), { forWorkspace: () => configuration }, home);
+        }), configurations, home);
         live.setClient(client);
         try {
             const chatId = (await live.openSession(storage)).chatId;
@@ -405,7 +387,7 @@ describe('QodeAssistChatServiceImpl', () => {
             assert.equal(server.requests[0].headers.authorization, `Bearer ${FAKE_KEYS.FAKE_OPENAI_API_KEY}`);
 
             writeFileSync(agentFile, original.replace('model = "fake-model"', 'model = "edited-model"'));
-            configuration.reload();
+            suite.configuration.reload();
             server.enqueue({ kind: 'replay', recording: openAITextRecording('Two.') });
             await live.send(chatId, input('second'), { workspacePath: fixture.workspace });
             assert.equal((await finished(2)).type, 'Finished');
@@ -422,7 +404,7 @@ describe('QodeAssistChatServiceImpl', () => {
             await live.saved();
             live.dispose();
             writeFileSync(agentFile, original);
-            configuration.reload();
+            suite.configuration.reload();
         }
     });
 
@@ -457,8 +439,7 @@ describe('QodeAssistChatServiceImpl', () => {
         const owners = new ChatOwners();
         const windows = [0, 1].map(() => {
             const got: ChatEvent[] = [];
-            const window = new QodeAssistChatServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home }), { forWorkspace: () => configuration }, home, owners);
-            window.setClient({ ...client, onSessionEvents: (_chatId, events) => got.push(...events) });
+            const window = connection.connect({ ...client, onSessionEvents: (_chatId, events) => got.push(...events) }, owners);
             return { window, got };
         });
         const [a, b] = windows;

@@ -1,7 +1,7 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
 import { ConfigurationService, EnvironmentSecretsStore, LaunchStatus, loadConfiguration, QodeAssistRuntime } from '@qodeassist/core';
-import { ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaChatRecording, ollamaGenerateRecording, writeFakeAgents } from '@qodeassist/test';
+import { ConfigFixture, FAKE_KEYS, ollamaChatRecording, ollamaGenerateRecording, useFakeProviderSuite, writeFakeAgents } from '@qodeassist/test';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { CompletionQuery } from '../common/completion-protocol';
@@ -18,9 +18,13 @@ async function freePort(): Promise<number> {
 }
 
 describe('QodeAssistCompletionServiceImpl', () => {
-    const server = new FakeProviderServer();
-    const fixture = new ConfigFixture();
-    let configuration: ConfigurationService;
+    const { server, fixture, configurations } = useFakeProviderSuite({
+        prepare: fixture => {
+            fixture.project_('agents/fake-fim.toml', 'schema_version = 1\nname = "fake-fim"\nextends = "ollama-fim-qwen25coder"\nprovider_instance = "fake-ollama-provider"\nmodel = "fake-model"\n');
+            fixture.project_('agents/rosters.toml', 'schema_version = 1\n[completion]\nagents = ["fake-fim"]\n');
+            fixture.write(join(fixture.workspace, '.qodeassistignore'), 'secret/\n');
+        }
+    });
     let service: QodeAssistCompletionServiceImpl;
     let nextId = 1;
 
@@ -31,21 +35,8 @@ describe('QodeAssistCompletionServiceImpl', () => {
         ...overrides
     });
 
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url);
-        fixture.project_('agents/fake-fim.toml', 'schema_version = 1\nname = "fake-fim"\nextends = "ollama-fim-qwen25coder"\nprovider_instance = "fake-ollama-provider"\nmodel = "fake-model"\n');
-        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[completion]\nagents = ["fake-fim"]\n');
-        fixture.write(join(fixture.workspace, '.qodeassistignore'), 'secret/\n');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        await server.stop();
-        fixture.dispose();
-    });
     beforeEach(() => {
-        server.reset();
-        service = new QodeAssistCompletionServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS) }), { forWorkspace: () => configuration });
+        service = new QodeAssistCompletionServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS) }), configurations);
     });
     afterEach(() => service.dispose());
 

@@ -1,9 +1,7 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import { ConfigurationService, EnvironmentSecretsStore, PermissionRequest, QodeAssistRuntime } from '@qodeassist/core';
-import {
-    ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaChatRecording, openAITextStreamRecording, openAIToolCallsRecording, writeFakeAgents
-} from '@qodeassist/test';
+import { EnvironmentSecretsStore, PermissionRequest, QodeAssistRuntime } from '@qodeassist/core';
+import { FAKE_KEYS, ollamaChatRecording, openAITextStreamRecording, openAIToolCallsRecording, useFakeProviderSuite } from '@qodeassist/test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,8 +9,13 @@ import { QodeAssistRefactorClient, RefactorProgress, RefactorQuery } from '../co
 import { QodeAssistRefactorServiceImpl } from './refactor-service-impl';
 
 describe('QodeAssistRefactorServiceImpl', () => {
-    const server = new FakeProviderServer();
-    const fixture = new ConfigFixture();
+    const { server, fixture, configurations } = useFakeProviderSuite({
+        prepare: fixture => {
+            fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[refactor]\nagents = ["fake-openai"]\n');
+            fixture.write(join(fixture.workspace, '.qodeassistignore'), 'secret/\n');
+            fixture.write(join(fixture.workspace, 'notes.txt'), 'draft\n');
+        }
+    });
     const progress: Array<{ id: string; progress: RefactorProgress }> = [];
     const asked: PermissionRequest[] = [];
     const answers: Array<'allow-once' | 'deny'> = [];
@@ -26,7 +29,6 @@ describe('QodeAssistRefactorServiceImpl', () => {
         readOpenDocument: async () => undefined,
         writeDocument: async (path, content) => writeFileSync(path, content)
     };
-    let configuration: ConfigurationService;
     let service: QodeAssistRefactorServiceImpl;
     let home: string;
     let nextId = 1;
@@ -41,24 +43,11 @@ describe('QodeAssistRefactorServiceImpl', () => {
     });
     const lastBody = () => JSON.parse(server.requests.at(-1)!.body) as { messages: Array<{ role: string; content: unknown }> };
 
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[refactor]\nagents = ["fake-openai"]\n');
-        fixture.write(join(fixture.workspace, '.qodeassistignore'), 'secret/\n');
-        fixture.write(join(fixture.workspace, 'notes.txt'), 'draft\n');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        await server.stop();
-        fixture.dispose();
-    });
     beforeEach(() => {
-        server.reset();
         progress.length = 0;
         asked.length = 0;
         home = mkdtempSync(join(tmpdir(), 'qodeassist-home-'));
-        service = new QodeAssistRefactorServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS) }), { forWorkspace: () => configuration }, home);
+        service = new QodeAssistRefactorServiceImpl(new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS) }), configurations, home);
         service.setClient(client);
     });
     afterEach(() => {

@@ -1,9 +1,7 @@
 import '@theia/core/shared/reflect-metadata';
 import * as assert from 'node:assert/strict';
-import {
-    benchToolSettings, ConfigurationService, DEFAULT_CONTEXT, DEFAULT_POSTPROCESS, EnvironmentSecretsStore, QodeAssistRuntime, runBench
-} from '@qodeassist/core';
-import { ConfigFixture, FAKE_KEYS, FakeProviderServer, ollamaChatRecording, openAITextRecording, writeFakeAgents } from '@qodeassist/test';
+import { benchToolSettings, DEFAULT_CONTEXT, DEFAULT_POSTPROCESS, EnvironmentSecretsStore, QodeAssistRuntime, runBench } from '@qodeassist/core';
+import { FAKE_KEYS, ollamaChatRecording, openAITextRecording, useFakeProviderSuite } from '@qodeassist/test';
 import { join } from 'node:path';
 import { QodeAssistChatClient, SessionEvent } from '../common/chat-protocol';
 import { QodeAssistChatServiceImpl } from './chat-service-impl';
@@ -15,31 +13,22 @@ import { QodeAssistRefactorServiceImpl } from './refactor-service-impl';
  * the same request body from the IDE's RPC services as from `qodeassist-bench`.
  */
 describe('the same request body from the IDE and from the bench', () => {
-    const server = new FakeProviderServer();
-    const fixture = new ConfigFixture();
     const source = 'export function reverse(text: string): string {\n    <CURSOR>\n}\n';
     // An import: both hosts send the definition it names (cross-file context read from the workspace).
     const importing = "import { flip } from './flip';\n\nexport function mirror(text: string): string {\n    <CURSOR>\n}\n";
-    let configuration: ConfigurationService;
+    const { server, fixture, configurations } = useFakeProviderSuite({
+        prepare: fixture => {
+            fixture.project_('agents/fake-instruct.toml', 'schema_version = 1\nname = "fake-instruct"\nextends = "ollama-completion"\nprovider_instance = "fake-ollama-provider"\nmodel = "fake-model"\n');
+            fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[completion]\nagents = ["fake-instruct"]\n[refactor]\nagents = ["fake-openai"]\n');
+            fixture.write(join(fixture.workspace, 'src', 'reverse.ts'), source);
+            fixture.write(join(fixture.workspace, 'src', 'flip.ts'), 'export function flip(chars: string[]): string[] {\n    return chars.reverse();\n}\n');
+            fixture.write(join(fixture.workspace, 'src', 'mirror.ts'), importing);
+            fixture.write(join(fixture.workspace, 'AGENTS.md'), 'Keep functions pure.\n');
+        }
+    });
     let runtime: QodeAssistRuntime;
 
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        fixture.project_('agents/fake-instruct.toml', 'schema_version = 1\nname = "fake-instruct"\nextends = "ollama-completion"\nprovider_instance = "fake-ollama-provider"\nmodel = "fake-model"\n');
-        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[completion]\nagents = ["fake-instruct"]\n[refactor]\nagents = ["fake-openai"]\n');
-        fixture.write(join(fixture.workspace, 'src', 'reverse.ts'), source);
-        fixture.write(join(fixture.workspace, 'src', 'flip.ts'), 'export function flip(chars: string[]): string[] {\n    return chars.reverse();\n}\n');
-        fixture.write(join(fixture.workspace, 'src', 'mirror.ts'), importing);
-        fixture.write(join(fixture.workspace, 'AGENTS.md'), 'Keep functions pure.\n');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        await server.stop();
-        fixture.dispose();
-    });
     beforeEach(() => {
-        server.reset();
         // The bench's user home is --config-dir's parent; the IDE's is the user's home: the same folder here.
         runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: fixture.root });
     });
@@ -70,7 +59,7 @@ describe('the same request body from the IDE and from the bench', () => {
             requestToolPermission: async () => 'deny', getDiagnostics: async () => [], readOpenDocument: async () => undefined, writeDocument: async () => undefined,
             requestAgentPermission: async () => ({ cancelled: true })
         } as QodeAssistChatClient;
-        const chat = new QodeAssistChatServiceImpl(runtime, { forWorkspace: () => configuration }, fixture.root);
+        const chat = new QodeAssistChatServiceImpl(runtime, configurations, fixture.root);
         chat.setClient(client);
         try {
             const { chatId } = await chat.openSession({ location: 'user' });
@@ -96,7 +85,7 @@ describe('the same request body from the IDE and from the bench', () => {
     });
 
     it('complete: the completion engine\'s context window, cross-file context, environment and instruct prompt', async () => {
-        const completion = new QodeAssistCompletionServiceImpl(runtime, { forWorkspace: () => configuration });
+        const completion = new QodeAssistCompletionServiceImpl(runtime, configurations);
         try {
             server.enqueue({ kind: 'replay', recording: ollamaChatRecording(['return [...text].reverse().join(\'\');']) });
             const text = importing.replace('<CURSOR>', '');
@@ -118,7 +107,7 @@ describe('the same request body from the IDE and from the bench', () => {
     });
 
     it('refactor: the refactor layer, the environment and the instruction', async () => {
-        const refactor = new QodeAssistRefactorServiceImpl(runtime, { forWorkspace: () => configuration }, fixture.root);
+        const refactor = new QodeAssistRefactorServiceImpl(runtime, configurations, fixture.root);
         refactor.setClient({ onRefactorProgress: () => undefined, requestToolPermission: async () => 'deny', getDiagnostics: async () => [], readOpenDocument: async () => undefined, writeDocument: async () => undefined });
         try {
             const fenced = '```ts\nreturn Array.from(text).reverse().join(\'\');\n```';

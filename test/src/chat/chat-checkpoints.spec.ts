@@ -1,17 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import {
-    ChatEvent, ChatFeature, ChatHost, ChatStorage, ConfigurationService, EnvironmentSecretsStore, HistoryMessage, QodeAssistRuntime, WorkspaceCheckpoints
-} from '@qodeassist/core';
+import { ChatEvent, ChatFeature, HistoryMessage } from '@qodeassist/core';
 import { AgentScript } from '../acp/scripted-acp-agent';
 import { SCRIPTED_AGENT } from '../acp/acp-test-host';
-import { ConfigFixture } from '../config/config-fixture';
-import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
-import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
+import { isTerminal, until, useChatHarness } from './chat-harness';
 
 /** A hash of every file under the workspace's `src` (the part the turns change), by path. */
 function hashes(root: string): Record<string, string> {
@@ -36,52 +31,26 @@ function hashes(root: string): Record<string, string> {
  */
 describe('chat checkpoints around turns', function () {
     this.timeout(60_000);
-    const server = new FakeProviderServer({ hangMs: 15_000 });
-    const fixture = new ConfigFixture();
-    const storage: ChatStorage = { location: 'user' };
+    const chat = useChatHarness({
+        homePrefix: 'qodeassist-chat-checkpoints-', server: { hangMs: 15_000 },
+        prepare: fixture => {
+            const args = [SCRIPTED_AGENT, JSON.stringify(externalScript())];
+            fixture.user_('acp/scripted.toml', ['description = "A scripted agent for tests"', `command = ${JSON.stringify(process.execPath)}`,
+                `args = [${args.map(arg => JSON.stringify(arg)).join(', ')}]`].join('\n'));
+        }
+    });
+    const { server, fixture, storage } = chat;
     const src = join(fixture.workspace, 'src');
-    let home: string;
-    let configuration: ConfigurationService;
-    let runtime: QodeAssistRuntime;
     let feature: ChatFeature;
     let events: ChatEvent[];
     let notices: string[];
 
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        const args = [SCRIPTED_AGENT, JSON.stringify(externalScript())];
-        fixture.user_('acp/scripted.toml', ['description = "A scripted agent for tests"', `command = ${JSON.stringify(process.execPath)}`,
-            `args = [${args.map(arg => JSON.stringify(arg)).join(', ')}]`].join('\n'));
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        configuration.dispose();
-        await server.stop();
-        fixture.dispose();
-    });
     beforeEach(() => {
-        server.reset();
         rmSync(src, { recursive: true, force: true });
         mkdirSync(src, { recursive: true });
         writeFileSync(join(src, 'app.ts'), 'export const greeting = "hello";\n');
         writeFileSync(join(src, 'old.ts'), 'removed later\n');
-        home = mkdtempSync(join(tmpdir(), 'qodeassist-chat-checkpoints-'));
-        runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home });
-        feature = new ChatFeature({
-            runtime, configurations: { forWorkspace: () => configuration }, userHome: home,
-            checkpoints: new WorkspaceCheckpoints(join(home, '.qodeassist', 'checkpoints'))
-        });
-        events = [];
-        notices = [];
-        const host: ChatHost = { onEvents: (_chatId, batch) => events.push(...batch), onNotice: (_chatId, message) => notices.push(message), requestToolPermission: async () => 'allow-once' };
-        feature.setHost(host);
-    });
-    afterEach(async () => {
-        feature.dispose();
-        await feature.saved();
-        runtime.dispose();
-        rmSync(home, { recursive: true, force: true });
+        ({ feature, events, notices } = chat.openWindow({ checkpoints: true, permission: 'allow-once' }));
     });
 
     /** The external agent's one turn: it says it works, sleeps while "it writes the disk itself" (the spec does), and ends. */
@@ -89,16 +58,9 @@ describe('chat checkpoints around turns', function () {
         return { turns: [[{ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Working.' } } }, { sleep: 1500 }]] };
     }
     const options = { workspacePath: fixture.workspace, tools: { allowedCommands: ['sh'], disabled: [], commandTimeoutSeconds: 30, commandOutputLimit: 10_000, buildCommand: '', allowOutsideWorkspace: false, useGitignore: true } };
-    const ends = () => events.filter(event => event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled').length;
-    async function until(condition: () => boolean, what: string): Promise<void> {
-        const deadline = Date.now() + 30_000;
-        while (!condition()) {
-            if (Date.now() > deadline) {
-                throw new Error(`timed out waiting for ${what}`);
-            }
-            await new Promise(resolve => setTimeout(resolve, 10));
-        }
-    }
+    const ends = () => events.filter(isTerminal).length;
+    /** Turns here run a shell command and an external agent: a longer wait than the harness's. */
+    const waitFor = (condition: () => boolean, what: string) => until(condition, what, 30_000);
     const texts = (history: readonly HistoryMessage[]) => history.filter(message => message.role === 'user' && message.blocks.some(block => block.type === 'text'))
         .map(message => message.blocks.map(block => block.type === 'text' ? block.text : '').join(''));
 
@@ -112,7 +74,7 @@ describe('chat checkpoints around turns', function () {
         );
         const before = ends();
         await feature.send(chatId, { text: 'change things', attachments: [] }, options);
-        await until(() => ends() > before, 'the answer');
+        await waitFor(() => ends() > before, 'the answer');
         await feature.saved();
     }
 
@@ -166,7 +128,7 @@ describe('chat checkpoints around turns', function () {
         const { chatId } = await feature.open(storage);
         server.enqueue({ kind: 'replay', recording: openAITextRecording('Just talk.') });
         await feature.send(chatId, { text: 'hi', attachments: [] }, { ...options, offerTools: false });
-        await until(() => ends() > 0, 'the answer');
+        await waitFor(() => ends() > 0, 'the answer');
 
         assert.deepEqual(await feature.rewind!.turns(fixture.workspace, chatId), []);
         await assert.rejects(feature.rewind!.preview(fixture.workspace, chatId, 0), /no checkpoint before message 1/);
@@ -176,11 +138,11 @@ describe('chat checkpoints around turns', function () {
         const { chatId } = await feature.open(storage);
         const before = hashes(src);
         await feature.send(chatId, { text: 'do it yourself', attachments: [] }, { agent: 'acp:scripted', workspacePath: fixture.workspace });
-        await until(() => events.some(event => event.type === 'TextDelta'), 'the agent at work');
+        await waitFor(() => events.some(event => event.type === 'TextDelta'), 'the agent at work');
         // The agent writes the disk itself (as codex-acp does), never through the IDE.
         writeFileSync(join(src, 'by-agent.ts'), 'the agent wrote this\n');
         writeFileSync(join(src, 'app.ts'), 'rewritten by the agent\n');
-        await until(() => events.some(event => event.type === 'WorkspaceChanges'), 'the changes on disk');
+        await waitFor(() => events.some(event => event.type === 'WorkspaceChanges'), 'the changes on disk');
 
         const told = events.find(event => event.type === 'WorkspaceChanges');
         assert.ok(told?.type === 'WorkspaceChanges');

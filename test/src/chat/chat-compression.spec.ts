@@ -1,15 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-    CancelledError, ChatEvent, ChatFeature, ChatHost, ChatInput, ChatStorage, ChatTurnOptions, ConfigurationService, EnvironmentSecretsStore, QodeAssistError,
-    QodeAssistRuntime, StoredChat
-} from '@qodeassist/core';
-import { ConfigFixture } from '../config/config-fixture';
-import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
-import { FakeProviderServer, RecordedRequest } from '../fake-provider/fake-provider-server';
+import { CancelledError, ChatFeature, ChatInput, ChatTurnOptions, QodeAssistError, StoredChat } from '@qodeassist/core';
+import { RecordedRequest } from '../fake-provider/fake-provider-server';
 import { ollamaChatRecording, openAITextRecording } from '../fake-provider/recordings';
+import { ChatWindow, useChatHarness } from './chat-harness';
 
 const input = (text: string): ChatInput => ({ text, attachments: [] });
 /** About 300 tokens of a user's request, numbered so each turn can be told apart in a request body. */
@@ -24,39 +19,23 @@ const SUMMARY = 'The user is writing a recursive-descent parser; turns 1-2 settl
  * send that would fill it; Stop and failures leave the chat as it was.
  */
 describe('chat compression over the fake provider', () => {
-    const server = new FakeProviderServer({ hangMs: 15_000 });
-    const fixture = new ConfigFixture();
-    const terminals: Array<{ chatId: string; type: string }> = [];
-    const host: ChatHost = {
-        onEvents: (chatId, events: ChatEvent[]) => terminals.push(...events.filter(event => ['Finished', 'Failed', 'Cancelled'].includes(event.type)).map(event => ({ chatId, type: event.type }))),
-        onNotice: () => undefined,
-        requestToolPermission: async () => 'deny'
-    };
-    const storage: ChatStorage = { location: 'user' };
+    const chat = useChatHarness({
+        homePrefix: 'qodeassist-compression-', server: { hangMs: 15_000 },
+        prepare: fixture => {
+            // 2000 tokens of context, 500 of them for the reply: a few long requests fill it.
+            fixture.project_('agents/small-chat.toml', [
+                'schema_version = 1', 'name = "small-chat"', 'extends = "openai-base"', 'provider_instance = "fake-openai-provider"',
+                'model = "fake-model"', 'context_window = 2000', 'enable_tools = false', 'system_prompt = "You help with code."', ''
+            ].join('\n'));
+            fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["small-chat"]\n[compression]\nagents = ["fake-ollama"]\n');
+        }
+    });
+    const { server, storage } = chat;
     const options: ChatTurnOptions = { offerTools: false };
-    let home: string;
-    let configuration: ConfigurationService;
-    let runtime: QodeAssistRuntime;
+    let window: ChatWindow;
     let feature: ChatFeature;
 
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url);
-        // 2000 tokens of context, 500 of them for the reply: a few long requests fill it.
-        fixture.project_('agents/small-chat.toml', [
-            'schema_version = 1', 'name = "small-chat"', 'extends = "openai-base"', 'provider_instance = "fake-openai-provider"',
-            'model = "fake-model"', 'context_window = 2000', 'enable_tools = false', 'system_prompt = "You help with code."', ''
-        ].join('\n'));
-        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["small-chat"]\n[compression]\nagents = ["fake-ollama"]\n');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        configuration.dispose();
-        await server.stop();
-        fixture.dispose();
-    });
     beforeEach(() => {
-        server.reset();
         // Each answer names the request it answers, and reports a realistic prompt size (the estimator calibrates on it).
         server.when({
             protocol: 'openai-chat', scenario: {
@@ -64,33 +43,17 @@ describe('chat compression over the fake provider', () => {
                 respond: body => ({ kind: 'replay', recording: openAITextRecording(`Answer ${/Request (\d+)/.exec(body.slice(body.lastIndexOf('Request ')))?.[1] ?? '?'}.`, Math.ceil(body.length / 4)) })
             }
         });
-        terminals.length = 0;
-        home = mkdtempSync(join(tmpdir(), 'qodeassist-compression-'));
-        runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home });
-        feature = new ChatFeature({ runtime, configurations: { forWorkspace: () => configuration }, userHome: home });
-        feature.setHost(host);
-    });
-    afterEach(async () => {
-        feature.dispose();
-        await feature.saved();
-        runtime.dispose();
-        rmSync(home, { recursive: true, force: true });
+        window = chat.openWindow();
+        feature = window.feature;
     });
 
-    const chatsDir = () => join(home, '.qodeassist', 'chats');
+    const chatsDir = () => chat.chatsFolder();
     const chatFiles = () => readdirSync(chatsDir()).filter(name => name.endsWith('.json')).sort();
     const stored = (chatId: string): StoredChat => JSON.parse(readFileSync(join(chatsDir(), `${chatId}.json`), 'utf8'));
     const modelRequests = (protocol: string) => server.requests.filter(request => request.protocol === protocol);
 
-    async function ended(chatId: string, count: number): Promise<string> {
-        for (;;) {
-            const found = terminals.filter(entry => entry.chatId === chatId)[count - 1];
-            if (found) {
-                return found.type;
-            }
-            await new Promise(resolve => setTimeout(resolve, 5));
-        }
-    }
+    /** How the chat's `count`-th request ended. */
+    const ended = async (chatId: string, count: number): Promise<string> => (await window.ended(count, chatId)).type;
     async function arrived(protocol: string): Promise<RecordedRequest> {
         for (;;) {
             const found = modelRequests(protocol)[0];

@@ -2,13 +2,11 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-    AcpPermissionAnswer, AcpPermissionRequest, ChatEvent, ChatFeature, ChatHost, ChatOwners, ChatStorage, ConfigurationProvider, ConfigurationService,
-    EnvironmentSecretsStore, HistoryMessage, QodeAssistRuntime, StoredChat
-} from '@qodeassist/core';
+import { AcpPermissionAnswer, AcpPermissionRequest, ChatEvent, ChatStorage, ConfigurationService, HistoryMessage, StoredChat } from '@qodeassist/core';
 import { AgentScript, Step } from '../acp/scripted-acp-agent';
 import { SCRIPTED_AGENT } from '../acp/acp-test-host';
 import { ConfigFixture } from '../config/config-fixture';
+import { ChatWindows, isTerminal, until } from './chat-harness';
 
 /** A chat answered by an external (ACP) agent: the scripted agent fixture, configured as `acp/scripted.toml` in the user layer. */
 describe('chat with an external (ACP) agent', function () {
@@ -18,9 +16,7 @@ describe('chat with an external (ACP) agent', function () {
     let home: string;
     let log: string;
     let configuration: ConfigurationService;
-    let owners: ChatOwners;
-    let runtimes: QodeAssistRuntime[];
-    let features: ChatFeature[];
+    let windows: ChatWindows;
     let services: ConfigurationService[];
 
     beforeEach(() => {
@@ -28,17 +24,12 @@ describe('chat with an external (ACP) agent', function () {
         mkdirSync(fixture.project, { recursive: true });
         home = mkdtempSync(join(tmpdir(), 'qodeassist-chat-acp-'));
         log = join(home, 'agent-log.jsonl');
-        owners = new ChatOwners(40);
-        runtimes = [];
-        features = [];
+        // The configuration is the test's own (its script): `configure` sets it before a window opens.
+        windows = new ChatWindows(home, { forWorkspace: () => configuration }, 40);
         services = [];
     });
     afterEach(async () => {
-        for (const feature of features) {
-            feature.dispose();
-        }
-        await owners.saved();
-        runtimes.forEach(runtime => runtime.dispose());
+        await windows.dispose();
         configuration?.dispose();
         services.forEach(service => service.dispose());
         rmSync(home, { recursive: true, force: true });
@@ -58,50 +49,36 @@ describe('chat with an external (ACP) agent', function () {
 
     /** A window: its host answers permission prompts with `answer` and writes through "its editor" (recorded). */
     function window(answer: (request: AcpPermissionRequest) => AcpPermissionAnswer, trusted = true, fresh = false) {
-        const runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore({}), userHome: home });
         // Untrusted: the project layer is not loaded, as the IDE does until the user trusts the folder.
         const untrusted = new ConfigurationService({ ...fixture.roots, project: undefined });
-        const configurations: ConfigurationProvider = { forWorkspace: () => trusted ? configuration : untrusted };
-        const feature = new ChatFeature({ runtime, configurations, userHome: home, owners: fresh ? new ChatOwners(40) : owners });
-        const events: ChatEvent[] = [];
+        services.push(untrusted);
         const prompts: AcpPermissionRequest[] = [];
         const writes: string[] = [];
-        const host: ChatHost = {
-            onEvents: (_chatId, batch) => events.push(...batch), onNotice: () => undefined, requestToolPermission: async () => 'deny',
-            readOpenDocument: async path => path.endsWith('open.ts') ? 'unsaved editor text' : undefined,
-            writeDocument: async (path, content) => {
-                writes.push(path);
-                writeFileSync(path, content);
-            },
-            requestAgentPermission: async (_chatId, request) => {
-                prompts.push(request);
-                return answer(request);
+        const { feature, events } = windows.open({
+            keys: {}, freshOwners: fresh, configurations: { forWorkspace: () => trusted ? configuration : untrusted },
+            host: {
+                readOpenDocument: async path => path.endsWith('open.ts') ? 'unsaved editor text' : undefined,
+                writeDocument: async (path, content) => {
+                    writes.push(path);
+                    writeFileSync(path, content);
+                },
+                requestAgentPermission: async (_chatId, request) => {
+                    prompts.push(request);
+                    return answer(request);
+                }
             }
-        };
-        feature.setHost(host);
-        runtimes.push(runtime);
-        features.push(feature);
-        services.push(untrusted);
+        });
         return { feature, events, prompts, writes };
     }
 
     const options = (extra: object = {}) => ({ agent: 'acp:scripted', workspacePath: fixture.workspace, ...extra });
     const allow = (request: AcpPermissionRequest) => ({ optionId: request.options.find(option => option.kind === 'allow_once')!.optionId });
     const reject = (request: AcpPermissionRequest) => ({ optionId: request.options.find(option => option.kind === 'reject_once')!.optionId });
-    const ends = (events: ChatEvent[]) => events.filter(event => event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled');
+    const ends = (events: ChatEvent[]) => events.filter(isTerminal);
     const received = () => existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map(line => JSON.parse(line) as { method?: string; params?: Record<string, unknown> }) : [];
     const prompted = () => received().filter(message => message.method === 'session/prompt').map(message => JSON.stringify(message.params?.prompt));
     const onDisk = (chatId: string): StoredChat => JSON.parse(readFileSync(join(home, '.qodeassist', 'chats', `${chatId}.json`), 'utf8')) as StoredChat;
     const kinds = (message: HistoryMessage | undefined) => message?.blocks.map(block => block.type);
-    async function until(condition: () => boolean, what: string): Promise<void> {
-        const deadline = Date.now() + 15_000;
-        while (!condition()) {
-            if (Date.now() > deadline) {
-                throw new Error(`timed out waiting for ${what}`);
-            }
-            await new Promise(resolve => setTimeout(resolve, 10));
-        }
-    }
 
     const target = () => join(fixture.workspace, 'src', 'app.ts');
     /** A turn: thinking, text, a plan, a read tool call with a location, a permission-gated write through the client, the plan done. */
@@ -280,7 +257,7 @@ describe('chat with an external (ACP) agent', function () {
         await first.feature.send(chatId, { text: 'first question', attachments: [] }, options());
         await until(() => ends(first.events).length === 1, 'the first answer');
         await first.feature.close(chatId);
-        await owners.saved();
+        await windows.owners!.saved();
 
         // Another backend (fresh owners): the chat is read from its file and the agent asked to load the session.
         const second = window(allow, true, true);

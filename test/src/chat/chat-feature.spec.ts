@@ -1,16 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import {
-    ChatEvent, ChatSessionEvent, ChatFeature, ChatHost, ChatInput, ChatStorage, ConfigurationService, EnvironmentSecretsStore, QodeAssistRuntime, StoredChat
-} from '@qodeassist/core';
-import { ConfigFixture } from '../config/config-fixture';
-import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
-import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { ChatEvent, ChatSessionEvent, ChatFeature, ChatInput, StoredChat } from '@qodeassist/core';
+import { FAKE_KEYS } from '../config/fake-agents';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
+import { ChatWindow, isTerminal, until, useChatHarness } from './chat-harness';
 
-const TERMINAL = ['Finished', 'Failed', 'Cancelled'];
 const input = (text: string): ChatInput => ({ text, attachments: [] });
 /** The chat's key store has every fake key but Claude's. */
 const KEYS_WITHOUT_CLAUDE = Object.fromEntries(Object.entries(FAKE_KEYS).filter(([name]) => name !== 'FAKE_CLAUDE_API_KEY'));
@@ -20,64 +15,27 @@ function isSessionEvent(event: ChatEvent): event is ChatSessionEvent {
 }
 
 describe('ChatFeature over the fake provider', () => {
-    const server = new FakeProviderServer({ hangMs: 15_000 });
-    const fixture = new ConfigFixture();
-    const received: Array<{ chatId: string; event: ChatSessionEvent }> = [];
-    const host: ChatHost = {
-        // The session's events; the chat's own (UserMessage, History) are the two-window spec's.
-        onEvents: (chatId, events) => received.push(...events.filter(isSessionEvent).map(event => ({ chatId, event }))),
-        onNotice: () => undefined,
-        requestToolPermission: async () => 'deny'
-    };
-    const storage: ChatStorage = { location: 'user' };
-    let home: string;
-    let configuration: ConfigurationService;
-    let runtime: QodeAssistRuntime;
+    const chat = useChatHarness({
+        homePrefix: 'qodeassist-chat-feature-', server: { hangMs: 15_000 },
+        prepare: fixture => {
+            fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[compression]\nagents = ["fake-openai"]\n');
+            fixture.write(join(fixture.workspace, '.qodeassist', 'skills', 'tone', 'SKILL.md'), '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
+        }
+    });
+    const { server, fixture, storage } = chat;
+    let window: ChatWindow;
     let feature: ChatFeature;
 
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n[compression]\nagents = ["fake-openai"]\n');
-        fixture.write(join(fixture.workspace, '.qodeassist', 'skills', 'tone', 'SKILL.md'), '---\nname: tone\ndescription: Write kindly\n---\nBe kind.\n');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        configuration.dispose();
-        await server.stop();
-        fixture.dispose();
-    });
     beforeEach(() => {
-        server.reset();
-        received.length = 0;
-        home = mkdtempSync(join(tmpdir(), 'qodeassist-chat-feature-'));
-        runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(KEYS_WITHOUT_CLAUDE), userHome: home });
-        feature = new ChatFeature({ runtime, configurations: { forWorkspace: () => configuration }, userHome: home });
-        feature.setHost(host);
-    });
-    afterEach(async () => {
-        feature.dispose();
-        await feature.saved();
-        runtime.dispose();
-        rmSync(home, { recursive: true, force: true });
+        window = chat.openWindow({ keys: KEYS_WITHOUT_CLAUDE });
+        feature = window.feature;
     });
 
-    const eventsOf = (chatId: string) => received.filter(entry => entry.chatId === chatId).map(entry => entry.event);
+    // The session's events; the chat's own (UserMessage, History) are the two-window spec's.
+    const eventsOf = (chatId: string) => window.eventsOf(chatId).filter(isSessionEvent);
     /** The chat's `count`-th terminal event, once it arrived. */
-    async function terminal(chatId: string, count = 1): Promise<ChatEvent> {
-        for (;;) {
-            const found = eventsOf(chatId).filter(event => TERMINAL.includes(event.type))[count - 1];
-            if (found) {
-                return found;
-            }
-            await new Promise(resolve => setTimeout(resolve, 5));
-        }
-    }
-    async function requestsReceived(count: number): Promise<void> {
-        while (server.requests.length < count) {
-            await new Promise(resolve => setTimeout(resolve, 5));
-        }
-    }
+    const terminal = (chatId: string, count = 1): Promise<ChatEvent> => window.ended(count, chatId);
+    const requestsReceived = (count: number) => until(() => server.requests.length >= count, `${count} requests at the provider`);
     const body = (index: number) => JSON.parse(server.requests[index].body);
     const systemText = (index: number): string => JSON.stringify(body(index).messages.filter((message: { role: string }) => message.role === 'system'));
 
@@ -87,7 +45,7 @@ describe('ChatFeature over the fake provider', () => {
         await feature.send(chatId, input('remember 42'), {});
         assert.equal((await terminal(chatId)).type, 'Finished');
         const before = structuredClone(feature.history(chatId));
-        received.length = 0;
+        window.clear();
 
         const requestId = await feature.send(chatId, input('now with Claude'), { agent: 'fake-claude' });
 
@@ -141,7 +99,7 @@ describe('ChatFeature over the fake provider', () => {
         assert.equal(summary.chat?.compressedFrom, chatId);
         assert.equal(summary.chat?.title, 'Summary: the deadline is Friday');
         assert.deepEqual([feature.isOpen(chatId), feature.isOpen(summary.chatId)], [false, true], 'the summary replaces the original in the view');
-        const stored: StoredChat = JSON.parse(readFileSync(join(home, '.qodeassist', 'chats', `${summary.chatId}.json`), 'utf8'));
+        const stored: StoredChat = JSON.parse(readFileSync(join(chat.chatsFolder(), `${summary.chatId}.json`), 'utf8'));
         assert.equal(stored.compressedFrom, chatId);
         assert.match(JSON.stringify(feature.history(summary.chatId)), /The deadline is Friday\./);
 
@@ -165,22 +123,17 @@ describe('ChatFeature over the fake provider', () => {
         const summary = await feature.summarize(chatId, {});
         await feature.close(summary.chatId);
 
-        const reopened = new ChatFeature({ runtime, configurations: { forWorkspace: () => configuration }, userHome: home });
-        reopened.setHost(host);
-        try {
-            await reopened.open(storage, summary.chatId);
-            server.enqueue(
-                { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'h1', name: 'read_original_history', arguments: {} }]) },
-                { kind: 'replay', recording: openAITextRecording('Friday.') }
-            );
-            await reopened.send(summary.chatId, input('what exactly did I say?'), { workspacePath: fixture.workspace });
-            assert.equal((await terminal(summary.chatId)).type, 'Finished');
-            const result = body(3).messages.filter((message: { role: string }) => message.role === 'tool').at(-1);
-            assert.equal(result.content, '#1 user: the deadline is Friday\n\n#2 assistant: Deadline noted.');
-        } finally {
-            reopened.dispose();
-            await reopened.saved();
-        }
+        // Another feature of the same connection (its runtime), closed with the test's windows.
+        const reopened = chat.openWindow({ runtime: window.runtime });
+        await reopened.feature.open(storage, summary.chatId);
+        server.enqueue(
+            { kind: 'replay', recording: openAIToolCallsRecording([{ id: 'h1', name: 'read_original_history', arguments: {} }]) },
+            { kind: 'replay', recording: openAITextRecording('Friday.') }
+        );
+        await reopened.feature.send(summary.chatId, input('what exactly did I say?'), { workspacePath: fixture.workspace });
+        assert.equal((await reopened.ended(1, summary.chatId)).type, 'Finished');
+        const result = body(3).messages.filter((message: { role: string }) => message.role === 'tool').at(-1);
+        assert.equal(result.content, '#1 user: the deadline is Friday\n\n#2 assistant: Deadline noted.');
     });
 
     it('forwards nothing of a chat closed while it answered, and still saves it', async () => {
@@ -196,7 +149,7 @@ describe('ChatFeature over the fake provider', () => {
         assert.equal(await server.requests[0].ended, 'aborted-by-client', 'closing cancelled the request');
         await feature.saved();
         assert.equal(eventsOf(chatId).length, forwarded, 'not even the Cancelled');
-        const file = join(home, '.qodeassist', 'chats', `${chatId}.json`);
+        const file = join(chat.chatsFolder(), `${chatId}.json`);
         assert.ok(existsSync(file), 'the last save completed');
         const saved = (JSON.parse(readFileSync(file, 'utf8')) as StoredChat).history;
         assert.deepEqual(saved.map(message => message.blocks), [[{ type: 'text', text: 'long question' }], []]);
@@ -204,7 +157,7 @@ describe('ChatFeature over the fake provider', () => {
     });
 
     it('offers no tools with offerTools false, even to an agent that enables them (nor the skills catalog load_skill serves)', async () => {
-        assert.equal(configuration.current.agents.get('fake-openai')?.enableTools, true);
+        assert.equal(chat.configuration.current.agents.get('fake-openai')?.enableTools, true);
         const { chatId } = await feature.open(storage);
         server.enqueue({ kind: 'replay', recording: openAITextRecording('With tools.') }, { kind: 'replay', recording: openAITextRecording('Without.') });
         await feature.send(chatId, input('with tools'), { workspacePath: fixture.workspace });
@@ -261,7 +214,7 @@ describe('ChatFeature over the fake provider', () => {
         server.enqueue({ kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 30 });
         await feature.send(chatId, input('two'), {});
         await requestsReceived(2);
-        configuration.reload();
+        chat.configuration.reload();
         server.enqueue({ kind: 'replay', recording: openAITextRecording('Third.') });
         const [, third] = await Promise.all([feature.estimate(chatId, input('three'), {}), feature.send(chatId, input('three'), {})]);
         await requestsReceived(3);
@@ -269,13 +222,7 @@ describe('ChatFeature over the fake provider', () => {
         assert.ok(said.includes('one') && said.includes('First.') && said.includes('two') && said.includes('three'), said);
         const roles = body(2).messages.filter((message: { role: string }) => message.role !== 'system').map((message: { role: string }) => message.role);
         assert.deepEqual(roles, ['user', 'assistant', 'user', 'assistant', 'user'], 'the second answer ended and went along: the send waited instead of cancelling it');
-        for (;;) {
-            const events = eventsOf(chatId);
-            if (events.some(event => event.requestId === third && TERMINAL.includes(event.type))) {
-                break;
-            }
-            await new Promise(resolve => setTimeout(resolve, 5));
-        }
-        assert.equal(eventsOf(chatId).find(event => event.requestId === third && TERMINAL.includes(event.type))?.type, 'Finished', 'the third answer reached the chat');
+        await until(() => eventsOf(chatId).some(event => event.requestId === third && isTerminal(event)), 'the third answer to end');
+        assert.equal(eventsOf(chatId).find(event => event.requestId === third && isTerminal(event))?.type, 'Finished', 'the third answer reached the chat');
     });
 });

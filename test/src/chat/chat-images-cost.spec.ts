@@ -1,75 +1,35 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-    ChatEvent, ChatFeature, ChatHost, ChatStorage, ChatStore, ConfigurationService, EnvironmentSecretsStore, ImagesNotTakenError, QodeAssistError, QodeAssistRuntime
-} from '@qodeassist/core';
-import { ConfigFixture } from '../config/config-fixture';
-import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
-import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { ChatFeature, ChatStore, ImagesNotTakenError, QodeAssistError } from '@qodeassist/core';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
+import { ChatWindow, useChatHarness } from './chat-harness';
 
 /** The smallest PNG header; the fake provider never looks at it. */
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
-const TERMINAL = ['Finished', 'Failed', 'Cancelled'];
 
 describe('ChatFeature: images follow the agent, and what a turn and a chat cost', () => {
-    const server = new FakeProviderServer({ hangMs: 15_000 });
-    const fixture = new ConfigFixture();
-    const received: Array<{ chatId: string; event: ChatEvent }> = [];
-    const host: ChatHost = {
-        onEvents: (chatId, events) => received.push(...events.map(event => ({ chatId, event }))),
-        onNotice: () => undefined,
-        requestToolPermission: async () => 'deny'
-    };
-    const storage: ChatStorage = { location: 'user' };
-    let home: string;
-    let configuration: ConfigurationService;
-    let runtime: QodeAssistRuntime;
+    const chat = useChatHarness({
+        homePrefix: 'qodeassist-chat-images-', server: { hangMs: 15_000 },
+        prepare: fixture => {
+            // The text-only template of DeepSeek and llama.cpp, on the fake server.
+            fixture.project_('agents/fake-text.toml', 'schema_version = 1\nname = "fake-text"\nextends = "fake-openai"\n\n[body]\nmessages = "{% include \'openai/text-messages.njk\' %}"\n');
+            fixture.project_('agents/fake-priced.toml', [
+                'schema_version = 1', 'name = "fake-priced"', 'extends = "fake-openai"', '',
+                '[pricing."fake-model"]', 'input_per_mtok = 3.0', 'output_per_mtok = 15.0', ''
+            ].join('\n'));
+            fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-text", "fake-openai", "fake-claude", "fake-priced"]\n');
+        }
+    });
+    const { server, fixture, storage } = chat;
+    let window: ChatWindow;
     let feature: ChatFeature;
 
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        // The text-only template of DeepSeek and llama.cpp, on the fake server.
-        fixture.project_('agents/fake-text.toml', 'schema_version = 1\nname = "fake-text"\nextends = "fake-openai"\n\n[body]\nmessages = "{% include \'openai/text-messages.njk\' %}"\n');
-        fixture.project_('agents/fake-priced.toml', [
-            'schema_version = 1', 'name = "fake-priced"', 'extends = "fake-openai"', '',
-            '[pricing."fake-model"]', 'input_per_mtok = 3.0', 'output_per_mtok = 15.0', ''
-        ].join('\n'));
-        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-text", "fake-openai", "fake-claude", "fake-priced"]\n');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        configuration.dispose();
-        await server.stop();
-        fixture.dispose();
-    });
     beforeEach(() => {
-        server.reset();
-        received.length = 0;
-        home = mkdtempSync(join(tmpdir(), 'qodeassist-chat-images-'));
-        runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home });
-        feature = new ChatFeature({ runtime, configurations: { forWorkspace: () => configuration }, userHome: home });
-        feature.setHost(host);
-    });
-    afterEach(async () => {
-        feature.dispose();
-        await feature.saved();
-        runtime.dispose();
-        rmSync(home, { recursive: true, force: true });
+        window = chat.openWindow();
+        feature = window.feature;
     });
 
-    async function terminal(chatId: string): Promise<ChatEvent> {
-        for (;;) {
-            const found = received.find(entry => entry.chatId === chatId && TERMINAL.includes(entry.event.type));
-            if (found) {
-                return found.event;
-            }
-            await new Promise(resolve => setTimeout(resolve, 5));
-        }
-    }
+    /** The chat's first terminal event, once it arrived. */
+    const terminal = (chatId: string) => window.ended(1, chatId);
 
     it('the chat picker says which agents take images', () => {
         assert.deepEqual(feature.pickers.agents(undefined).map(choice => [choice.name, choice.images]),
@@ -114,7 +74,7 @@ describe('ChatFeature: images follow the agent, and what a turn and a chat cost'
         server.enqueue({ kind: 'replay', recording: openAITextRecording('A screenshot of a login form.') }, { kind: 'replay', recording: openAITextRecording('Use a label.') });
         await feature.send(chatId, { text: 'what is this?', attachments: [image] }, { agent: 'fake-openai' });
         assert.equal((await terminal(chatId)).type, 'Finished');
-        received.length = 0;
+        window.clear();
 
         const withImage = await feature.estimate(chatId, { text: 'how do I fix it?', attachments: [] }, { agent: 'fake-openai' });
         const textOnly = await feature.estimate(chatId, { text: 'how do I fix it?', attachments: [] }, { agent: 'fake-text' });
@@ -141,7 +101,7 @@ describe('ChatFeature: images follow the agent, and what a turn and a chat cost'
         // 1000 × 3 + 20 × 15, then 2000 × 3 + 10 × 15, per million tokens.
         assert.deepEqual(usages.map(usage => [usage.inputTokens, usage.outputTokens, usage.cost && Number(usage.cost.amount.toFixed(8)), usage.cost?.currency]),
             [[1_000, 20, 0.0033, 'USD'], [2_000, 10, 0.00615, 'USD']]);
-        const told = received.flatMap(entry => entry.event.type === 'Usage' ? [[entry.event.round, entry.event.cost?.currency]] : []);
+        const told = window.received.flatMap(entry => entry.event.type === 'Usage' ? [[entry.event.round, entry.event.cost?.currency]] : []);
         assert.deepEqual(told, [[0, 'USD'], [1, 'USD']]);
 
         const unpriced = await feature.open(storage);
@@ -150,7 +110,7 @@ describe('ChatFeature: images follow the agent, and what a turn and a chat cost'
         assert.equal((await terminal(unpriced.chatId)).type, 'Finished');
         await feature.saved();
 
-        const { chats } = await new ChatStore(join(home, '.qodeassist', 'chats')).list();
+        const { chats } = await new ChatStore(chat.chatsFolder()).list();
         const summary = (id: string) => chats.find(chat => chat.id === id);
         const cost = summary(priced.chatId)?.cost;
         assert.deepEqual(cost && { ...cost, amounts: cost.amounts.map(amount => ({ ...amount, amount: Number(amount.amount.toFixed(8)) })) },

@@ -1,63 +1,29 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChatEvent, ChatFeature, ChatStorage, ConfigurationService, EnvironmentSecretsStore, PermissionRequest, QodeAssistRuntime } from '@qodeassist/core';
-import { ConfigFixture } from '../config/config-fixture';
-import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
-import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { ChatFeature, ChatTurnOptions, PermissionRequest } from '@qodeassist/core';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
+import { ChatWindow, useChatHarness } from './chat-harness';
 
 /** Plan mode over the fake provider: what the model is offered, what runs, and what Act carries. */
 describe('plan mode and Act in the chat', () => {
-    const server = new FakeProviderServer();
-    const fixture = new ConfigFixture();
-    const storage: ChatStorage = { location: 'user' };
-    const asked: PermissionRequest[] = [];
-    const ended: string[] = [];
-    let home: string;
-    let runtime: QodeAssistRuntime;
-    let configuration: ConfigurationService;
+    const chat = useChatHarness({
+        homePrefix: 'qodeassist-plan-',
+        prepare: fixture => fixture.write(join(fixture.workspace, 'src', 'app.ts'), 'export const port = 8080;\n')
+    });
+    const { server, fixture, storage } = chat;
+    let window: ChatWindow;
     let feature: ChatFeature;
+    let asked: PermissionRequest[];
 
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        fixture.write(join(fixture.workspace, 'src', 'app.ts'), 'export const port = 8080;\n');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        configuration.dispose();
-        await server.stop();
-        fixture.dispose();
-    });
     beforeEach(() => {
-        server.reset();
-        asked.length = 0;
-        ended.length = 0;
-        home = mkdtempSync(join(tmpdir(), 'qodeassist-plan-'));
-        runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home });
-        feature = new ChatFeature({ runtime, configurations: { forWorkspace: () => configuration }, userHome: home });
-        feature.setHost({
-            onEvents: (_id, events: readonly ChatEvent[]) => events.forEach(event => ['Finished', 'Failed'].includes(event.type) && ended.push(event.type)),
-            onNotice: () => undefined,
-            requestToolPermission: async (_owner, request) => { asked.push(request); return 'allow-once'; }
-        });
-    });
-    afterEach(async () => {
-        feature.dispose();
-        await feature.saved();
-        runtime.dispose();
-        rmSync(home, { recursive: true, force: true });
+        window = chat.openWindow({ permission: 'allow-once' });
+        ({ feature, asked } = window);
     });
 
-    async function send(chatId: string, text: string, options: Record<string, unknown>): Promise<void> {
-        const count = ended.length;
-        await feature.send(chatId, { text, attachments: [] }, { workspacePath: fixture.workspace, ...options });
-        while (ended.length === count) {
-            await new Promise(resolve => setTimeout(resolve, 5));
-        }
-        assert.equal(ended.at(-1), 'Finished');
+    /** Sends in the workspace and waits for the answer, which must finish. */
+    async function send(chatId: string, text: string, options: ChatTurnOptions): Promise<void> {
+        assert.equal((await window.turn(chatId, text, { workspacePath: fixture.workspace, ...options })).type, 'Finished');
     }
     const body = (index: number) => JSON.parse(server.requests[index].body) as { messages: Array<{ role: string; content: unknown }>; tools?: Array<{ function: { name: string } }> };
     const toolNames = (index: number) => (body(index).tools ?? []).map(tool => tool.function.name).sort();

@@ -1,76 +1,25 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-    ChatEvent, ChatFeature, ChatHost, ChatOwners, ChatStorage, ConfigurationService, EnvironmentSecretsStore, HistoryMessage, QodeAssistRuntime, StoredChat
-} from '@qodeassist/core';
-import { ConfigFixture } from '../config/config-fixture';
-import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
-import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { ChatEvent, ChatFeature, ChatOwners, HistoryMessage, StoredChat } from '@qodeassist/core';
 import { openAITextRecording, openAITextStreamRecording } from '../fake-provider/recordings';
+import { ChatWindow, isTerminal, until, useChatHarness } from './chat-harness';
 
 /** What a chat keeps of answers that did not finish, and the versions edits, regenerations and resets leave behind. */
 describe('chat versions: failures kept, edit and resend, regenerate, reset, JSON export and import', () => {
-    const server = new FakeProviderServer({ hangMs: 15_000 });
-    const fixture = new ConfigFixture();
-    const storage: ChatStorage = { location: 'user' };
-    let home: string;
-    let configuration: ConfigurationService;
-    let owners: ChatOwners;
-    let runtimes: QodeAssistRuntime[];
-    let features: ChatFeature[];
-
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        configuration.dispose();
-        await server.stop();
-        fixture.dispose();
-    });
-    beforeEach(() => {
-        server.reset();
-        home = mkdtempSync(join(tmpdir(), 'qodeassist-chat-versions-'));
-        owners = new ChatOwners(40);
-        runtimes = [];
-        features = [];
-    });
-    afterEach(async () => {
-        features.forEach(feature => feature.dispose());
-        await owners.saved();
-        runtimes.forEach(runtime => runtime.dispose());
-        rmSync(home, { recursive: true, force: true });
-    });
+    const chat = useChatHarness({ homePrefix: 'qodeassist-chat-versions-', server: { hangMs: 15_000 }, saveEveryMs: 40 });
+    const { server, storage } = chat;
+    /** The backend's chat owners (each test has its own). */
+    const owners = (): ChatOwners => chat.owners!;
 
     /** A window's chat feature; `fresh` gives it owners of its own, as a restarted backend has. */
-    function window(fresh = false): { feature: ChatFeature; events: ChatEvent[] } {
-        const runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home });
-        const feature = new ChatFeature({ runtime, configurations: { forWorkspace: () => configuration }, userHome: home, owners: fresh ? new ChatOwners(40) : owners });
-        const events: ChatEvent[] = [];
-        const host: ChatHost = { onEvents: (_chatId, batch) => events.push(...batch), onNotice: () => undefined, requestToolPermission: async () => 'deny' };
-        feature.setHost(host);
-        runtimes.push(runtime);
-        features.push(feature);
-        return { feature, events };
-    }
+    const window = (fresh = false): ChatWindow => chat.openWindow({ freshOwners: fresh });
     const input = (text: string) => ({ text, attachments: [] });
-    const chatsFolder = () => join(home, '.qodeassist', 'chats');
+    const chatsFolder = () => chat.chatsFolder();
     const onDisk = (chatId: string): StoredChat => JSON.parse(readFileSync(join(chatsFolder(), `${chatId}.json`), 'utf8')) as StoredChat;
     const lines = (history: readonly HistoryMessage[]) => history.map(message => `${message.role}: ${message.blocks.map(block => block.type === 'text' ? block.text : `[${block.type}]`).join('')}`
         + (message.ended ? ` (${message.ended.reason})` : ''));
-    async function until(condition: () => boolean, what: string): Promise<void> {
-        const deadline = Date.now() + 10_000;
-        while (!condition()) {
-            if (Date.now() > deadline) {
-                throw new Error(`timed out waiting for ${what}`);
-            }
-            await new Promise(resolve => setTimeout(resolve, 5));
-        }
-    }
-    const ends = (events: ChatEvent[]) => events.filter(event => event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled').length;
+    const ends = (events: ChatEvent[]) => events.filter(isTerminal).length;
     /** Sends and waits for the answer's end and the save after it. */
     async function ask(feature: ChatFeature, events: ChatEvent[], chatId: string, text: string): Promise<void> {
         const before = ends(events);
@@ -114,7 +63,7 @@ describe('chat versions: failures kept, edit and resend, regenerate, reset, JSON
         await until(() => events.some(event => event.type === 'TextDelta'), 'the first piece');
         await feature.cancel(chatId);
         await until(() => ends(events) > 0, 'the stop');
-        await owners.saved();
+        await owners().saved();
         const last = onDisk(chatId).history.at(-1)!;
         assert.deepEqual(last.ended, { reason: 'cancelled' });
         assert.ok(last.blocks.some(block => block.type === 'text' && block.text.startsWith('Partial')), JSON.stringify(last));
@@ -126,12 +75,12 @@ describe('chat versions: failures kept, edit and resend, regenerate, reset, JSON
         const { feature, events } = window();
         const { chatId } = await feature.open(storage);
         await feature.send(chatId, input('to nobody'), { agent: 'no-such-agent' });
-        await owners.saved();
+        await owners().saved();
         assert.deepEqual(lines(onDisk(chatId).history), ['user: to nobody', 'assistant:  (failed)']);
         assert.ok(events.some(event => event.type === 'History'), 'the windows are told the history now holds the message');
         await feature.retry(chatId, {});
         await until(() => events.filter(event => event.type === 'Finished').length === 1, 'the retried answer');
-        await owners.saved();
+        await owners().saved();
         assert.deepEqual(lines(onDisk(chatId).history), ['user: to nobody', 'assistant: Now it works.']);
         assert.equal(onDisk(chatId).branches, undefined, 'a failed answer asked again is not kept as a version');
     });
@@ -149,7 +98,7 @@ describe('chat versions: failures kept, edit and resend, regenerate, reset, JSON
         const before = ends(events);
         await feature.editAndSend(chatId, 0, input('Q1 edited'), {});
         await until(() => ends(events) > before, 'the edited message\'s answer');
-        await owners.saved();
+        await owners().saved();
         const edited = onDisk(chatId);
         assert.deepEqual(lines(edited.history), ['user: Q1 edited', 'assistant: A1 edited']);
         assert.equal(edited.branches?.length, 1);
@@ -202,7 +151,7 @@ describe('chat versions: failures kept, edit and resend, regenerate, reset, JSON
         await until(() => events.some(event => event.type === 'TextDelta'), 'the answer to start');
         await assert.rejects(feature.resetTo(chatId, { turn: 0, part: 'question' }), /being written/);
         await until(() => ends(events) > 0, 'the answer');
-        await owners.saved();
+        await owners().saved();
         assert.deepEqual(lines(onDisk(chatId).history), ['user: Q', 'assistant: slow answer here.']);
     });
 
@@ -213,7 +162,7 @@ describe('chat versions: failures kept, edit and resend, regenerate, reset, JSON
         const ref = await feature.attach(chatId, 'notes.txt', 'text/plain', Buffer.from('attached words'));
         await feature.send(chatId, { text: 'read this', attachments: [ref] }, {});
         await until(() => ends(events) > 0, 'the answer');
-        await owners.saved();
+        await owners().saved();
         const json = await feature.library.exportJson(storage, chatId);
         const exported = JSON.parse(json) as { format: string; attachments: Array<{ base64: string }> };
         assert.equal(exported.format, 'qodeassist-chat');
@@ -237,7 +186,7 @@ describe('chat versions: failures kept, edit and resend, regenerate, reset, JSON
         });
 
         it('never makes a file on this machine an attachment: a reference without bytes in the export is left out, and the next send does not upload it', async () => {
-            const secretFile = join(home, 'secret.txt');
+            const secretFile = join(chat.home, 'secret.txt');
             writeFileSync(secretFile, 'PRIVATE-MARKER-7f3a');
             const hostile = base({
                 history: [
@@ -325,7 +274,7 @@ describe('chat versions: failures kept, edit and resend, regenerate, reset, JSON
         });
 
         it('never opens, sends or exports an attachment that is a link, even one inside the chat\'s folder', async () => {
-            const secret = join(home, 'id_rsa');
+            const secret = join(chat.home, 'id_rsa');
             writeFileSync(secret, 'SECRET-KEY-MATERIAL');
             const folder = chatsFolder();
             const id = 'planted-chat';

@@ -1,90 +1,25 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-    ChatEvent, ChatFeature, ChatHost, ChatOwners, ChatStorage, ChatStore, ConfigurationService, EnvironmentSecretsStore, QodeAssistRuntime, StoredChat
-} from '@qodeassist/core';
-import { ConfigFixture } from '../config/config-fixture';
-import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
-import { FakeProviderServer } from '../fake-provider/fake-provider-server';
+import { ChatOwners, ChatStore, StoredChat } from '@qodeassist/core';
 import { openAITextRecording, openAITextStreamRecording } from '../fake-provider/recordings';
-
-/** One IDE window: its own runtime and chat feature (as its connection has), the backend's shared chat owners, and what it was told. */
-interface Window {
-    feature: ChatFeature;
-    runtime: QodeAssistRuntime;
-    events: ChatEvent[];
-    notices: string[];
-}
+import { ChatWindow, until, useChatHarness } from './chat-harness';
 
 const SLOW_PIECES = ['One ', 'piece ', 'at ', 'a ', 'time, ', 'slowly ', 'enough ', 'to ', 'watch.'];
 
 describe('one chat in two windows (one owner per chat file)', () => {
-    const server = new FakeProviderServer({ hangMs: 15_000 });
-    const fixture = new ConfigFixture();
-    const storage: ChatStorage = { location: 'user' };
-    let home: string;
-    let configuration: ConfigurationService;
-    let owners: ChatOwners;
-    let windows: Window[];
-
-    before(async () => {
-        await server.start();
-        writeFakeAgents(fixture, server.url, 'fake-openai');
-        fixture.project_('agents/rosters.toml', 'schema_version = 1\n[chat]\nagents = ["fake-openai"]\n');
-        configuration = new ConfigurationService(fixture.roots);
-    });
-    after(async () => {
-        configuration.dispose();
-        await server.stop();
-        fixture.dispose();
-    });
-    beforeEach(() => {
-        server.reset();
-        home = mkdtempSync(join(tmpdir(), 'qodeassist-chat-windows-'));
-        // Saves while an answer streams come every 40 ms here (2 s in the IDE), so a spec sees one.
-        owners = new ChatOwners(40);
-        windows = [];
-    });
-    afterEach(async () => {
-        for (const window of windows) {
-            window.feature.dispose();
-        }
-        await owners.saved();
-        for (const window of windows) {
-            window.runtime.dispose();
-        }
-        rmSync(home, { recursive: true, force: true });
-    });
-
-    function openWindow(sharedOwners = owners): Window {
-        const runtime = new QodeAssistRuntime({ secrets: new EnvironmentSecretsStore(FAKE_KEYS), userHome: home });
-        const feature = new ChatFeature({ runtime, configurations: { forWorkspace: () => configuration }, userHome: home, owners: sharedOwners });
-        const window: Window = { feature, runtime, events: [], notices: [] };
-        const host: ChatHost = {
-            onEvents: (_chatId, events) => window.events.push(...events),
-            onNotice: (_chatId, message) => window.notices.push(message),
-            requestToolPermission: async () => 'deny'
-        };
-        feature.setHost(host);
-        windows.push(window);
-        return window;
-    }
+    // Saves while an answer streams come every 40 ms here (2 s in the IDE), so a spec sees one.
+    const chat = useChatHarness({ homePrefix: 'qodeassist-chat-windows-', server: { hangMs: 15_000 }, saveEveryMs: 40 });
+    const { server, storage } = chat;
+    /** The backend's chat owners (each test has its own). */
+    const owners = (): ChatOwners => chat.owners!;
+    /** One IDE window: its own runtime and chat feature (as its connection has); `fresh`: owners of its own, as another backend has. */
+    const openWindow = (fresh = false): ChatWindow => chat.openWindow({ freshOwners: fresh });
     const input = (text: string, turnId?: string) => ({ text, attachments: [], ...(turnId ? { turnId } : {}) });
-    const chatFile = (chatId: string) => join(home, '.qodeassist', 'chats', `${chatId}.json`);
+    const chatFile = (chatId: string) => join(chat.chatsFolder(), `${chatId}.json`);
     const onDisk = (chatId: string): StoredChat => JSON.parse(readFileSync(chatFile(chatId), 'utf8')) as StoredChat;
-    const texts = (chat: StoredChat) => chat.history.map(message => `${message.role}: ${message.blocks.map(block => block.type === 'text' ? block.text : `[${block.type}]`).join('')}${message.interrupted ? ' (interrupted)' : ''}`);
-    async function until(condition: () => boolean, what: string): Promise<void> {
-        const deadline = Date.now() + 10_000;
-        while (!condition()) {
-            if (Date.now() > deadline) {
-                throw new Error(`timed out waiting for ${what}`);
-            }
-            await new Promise(resolve => setTimeout(resolve, 5));
-        }
-    }
-    const ended = (window: Window, count: number) => until(() => window.events.filter(event => event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled').length >= count, `${count} answers to end`);
+    const texts = (stored: StoredChat) => stored.history.map(message => `${message.role}: ${message.blocks.map(block => block.type === 'text' ? block.text : `[${block.type}]`).join('')}${message.interrupted ? ' (interrupted)' : ''}`);
+    const ended = (window: ChatWindow, count: number) => window.ended(count);
 
     it('keeps both windows\' messages in order: the second waits for the first answer, each window sees the other\'s message and answer live', async () => {
         server.enqueue(
@@ -109,13 +44,13 @@ describe('one chat in two windows (one owner per chat file)', () => {
         await sendB;
         await ended(a, 2);
         await ended(b, 2);
-        await owners.saved();
+        await owners().saved();
         assert.deepEqual(texts(onDisk(chatId)), ['user: from A', `assistant: ${SLOW_PIECES.join('')}`, 'user: from B', 'assistant: Answer to B.']);
         // The provider got the whole conversation for B's message.
         const second = JSON.stringify(JSON.parse(server.requests[1].body).messages);
         assert.ok(second.includes('from A') && second.includes('watch.') && second.includes('from B'), second);
         // Live in both: A saw B's message announced and B's answer streamed; B saw A's answer (from when it opened).
-        const announced = (window: Window) => window.events.flatMap(event => event.type === 'UserMessage' ? [event.turnId] : []);
+        const announced = (window: ChatWindow) => window.events.flatMap(event => event.type === 'UserMessage' ? [event.turnId] : []);
         assert.deepEqual(announced(a), ['turn-a', 'turn-b']);
         assert.deepEqual(announced(b), ['turn-b'], 'B opened after A\'s message was announced; it came with the opened chat');
         assert.ok(a.events.some(event => event.type === 'TextDelta' && event.text.includes('Answer to B.')));
@@ -141,13 +76,13 @@ describe('one chat in two windows (one owner per chat file)', () => {
         const partial = midway.history.at(-1)?.blocks[0];
         assert.ok(partial?.type === 'text' && SLOW_PIECES.join('').startsWith(partial.text) && partial.text.length < SLOW_PIECES.join('').length, JSON.stringify(partial));
         await ended(a, 1);
-        await owners.saved();
+        await owners().saved();
         assert.deepEqual(texts(onDisk(chatId)), ['user: stream please', `assistant: ${SLOW_PIECES.join('')}`]);
-        assert.deepEqual(readdirSync(join(home, '.qodeassist', 'chats')).filter(name => name.endsWith('.tmp')), [], 'no temporary file left');
+        assert.deepEqual(readdirSync(chat.chatsFolder()).filter(name => name.endsWith('.tmp')), [], 'no temporary file left');
     });
 
     it('shows an answer a crash cut as interrupted with what had arrived; Retry asks again without it and every window sees the change', async () => {
-        const store = new ChatStore(join(home, '.qodeassist', 'chats'));
+        const store = new ChatStore(chat.chatsFolder());
         const now = new Date().toISOString();
         await store.save({
             version: 1, id: 'crashed-chat', title: 'Crashed', createdAt: now, updatedAt: now, edits: {}, revision: 3,
@@ -165,7 +100,7 @@ describe('one chat in two windows (one owner per chat file)', () => {
 
         await a.feature.retry('crashed-chat', {});
         await ended(a, 1);
-        await owners.saved();
+        await owners().saved();
         const sent = JSON.parse(server.requests[0].body).messages as Array<{ role: string; content: unknown }>;
         assert.deepEqual(sent.filter(message => message.role !== 'system').map(message => message.role), ['user'], 'the cut answer is not sent back');
         assert.deepEqual(texts(onDisk('crashed-chat')), ['user: explain the parser', 'assistant: The parser reads tokens.']);
@@ -177,7 +112,7 @@ describe('one chat in two windows (one owner per chat file)', () => {
     });
 
     it('keeps the conversation going in the next message after the crash: the interrupted text goes along, thinking does not', async () => {
-        const store = new ChatStore(join(home, '.qodeassist', 'chats'));
+        const store = new ChatStore(chat.chatsFolder());
         const now = new Date().toISOString();
         await store.save({
             version: 1, id: 'cut-chat', title: 'Cut', createdAt: now, updatedAt: now, edits: {},
@@ -203,9 +138,9 @@ describe('one chat in two windows (one owner per chat file)', () => {
         const shot = await a.feature.attach(chatId, 'shot.png', 'image/png', Buffer.from([137, 80, 78, 71]));
         await a.feature.send(chatId, { text: 'my first', attachments: [shot] }, {});
         await ended(a, 1);
-        await owners.saved();
+        await owners().saved();
         // Another IDE backend (its own owners) has the same chat open and writes it.
-        const elsewhere = openWindow(new ChatOwners(40));
+        const elsewhere = openWindow(true);
         server.enqueue({ kind: 'replay', recording: openAITextRecording('Theirs.') });
         await elsewhere.feature.open(storage, chatId);
         await elsewhere.feature.send(chatId, input('their message'), {});
@@ -217,7 +152,7 @@ describe('one chat in two windows (one owner per chat file)', () => {
         server.enqueue({ kind: 'replay', recording: openAITextRecording('Mine again.') }, { kind: 'replay', recording: openAITextRecording('And again.') });
         await a.feature.send(chatId, input('my second'), {});
         await ended(a, 2);
-        await owners.saved();
+        await owners().saved();
         assert.equal(readFileSync(chatFile(chatId), 'utf8'), theirs, 'the other writer\'s file is left as it is');
         const moved = a.events.find(event => event.type === 'Moved');
         assert.ok(moved?.type === 'Moved' && moved.chatId.startsWith(`${chatId}-conflict-`), 'the window is told the new id');
@@ -228,9 +163,9 @@ describe('one chat in two windows (one owner per chat file)', () => {
         // The chat goes on as the copy: saved again there, still loadable with its attachment.
         await a.feature.send(copyId, input('my third'), {});
         await ended(a, 3);
-        await owners.saved();
+        await owners().saved();
         assert.equal(readFileSync(chatFile(chatId), 'utf8'), theirs);
-        const store = new ChatStore(join(home, '.qodeassist', 'chats'));
+        const store = new ChatStore(chat.chatsFolder());
         const copy = await store.load(copyId);
         assert.deepEqual(texts(copy), ['user: [image]my first', 'assistant: Mine.', 'user: my second', 'assistant: Mine again.', 'user: my third', 'assistant: And again.']);
         assert.match(copy.title, /\(conflict copy\)$/);
@@ -274,7 +209,7 @@ describe('one chat in two windows (one owner per chat file)', () => {
         await ended(b, 1);
         assert.equal(b.events.find(event => event.type === 'Finished' || event.type === 'Cancelled')?.type, 'Finished');
         await b.feature.close(chatId);
-        await owners.saved();
+        await owners().saved();
         assert.deepEqual(texts(onDisk(chatId)), ['user: from A', `assistant: ${SLOW_PIECES.join('')}`]);
         await assert.rejects(b.feature.send(chatId, input('late'), {}), /is not open in this IDE backend/);
     });
@@ -292,9 +227,9 @@ describe('one chat in two windows (one owner per chat file)', () => {
         assert.deepEqual(texts(reopened.chat!), ['user: first', 'assistant: First answer.']);
         await a.feature.send(chatId, input('second'), {});
         await ended(a, 2);
-        await owners.saved();
+        await owners().saved();
         assert.deepEqual(texts(onDisk(chatId)), ['user: first', 'assistant: First answer.', 'user: second', 'assistant: Second answer.']);
-        assert.deepEqual(readdirSync(join(home, '.qodeassist', 'chats')).filter(name => name.includes('conflict')), []);
+        assert.deepEqual(readdirSync(chat.chatsFolder()).filter(name => name.includes('conflict')), []);
     });
 
     it('Stop on a message queued behind another window\'s answer withdraws it: never sent, ended as cancelled for its sender; the other answer goes on', async () => {
@@ -313,7 +248,7 @@ describe('one chat in two windows (one owner per chat file)', () => {
         const started = b.events.find(event => event.type === 'RequestStarted' && event.requestId === requestId);
         assert.ok(started?.type === 'RequestStarted' && started.turnId === 'turn-b');
         assert.ok(b.events.some(event => event.type === 'Cancelled' && event.requestId === requestId));
-        await owners.saved();
+        await owners().saved();
         assert.equal(server.requests.length, 1, 'B\'s message was never sent');
         assert.deepEqual(texts(onDisk(chatId)), ['user: from A', `assistant: ${SLOW_PIECES.join('')}`]);
     });

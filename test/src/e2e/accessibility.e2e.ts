@@ -6,7 +6,7 @@ import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/
 import { controlsWithoutNameOrTooltip, describeViolations, seriousViolations } from './axe-check';
 import { ChatPage } from './chat-page';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
+import { useBrowserChat } from './e2e-session';
 import { openFile, runCommand } from './theia-page';
 
 const TOTAL = 'export function total(items: number[]): number {\n    let sum = 0;\n    for (const item of items) {\n        sum += item;\n    }\n    return sum;\n}\n';
@@ -61,7 +61,7 @@ async function setRightSidebarWidth(page: Page, width: number): Promise<number> 
 describe('accessibility in Chromium: axe-core over the chat, configuration and refactor views; keyboard; narrow sidebar', function () {
     this.timeout(240_000);
 
-    const session = useBrowserApp(fake => ({
+    const session = useBrowserChat(fake => ({
         files: configuration(fake.url),
         userFiles: { '.qodeassist/agents/broken-user.toml': 'schema_version = 1\nname = "broken-user"\nmodel = \n' },
         env: { E2E_API_KEY: 'sk-e2e-a11y-0123456789' }
@@ -73,12 +73,7 @@ describe('accessibility in Chromium: axe-core over the chat, configuration and r
     let chat: ChatPage;
     const config = () => page.locator('.qa-config-root');
 
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
-        chat = new ChatPage(page);
-        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page, chat } = session));
 
     it('the chat with text, code, a permission prompt, a file edit and an Auth error has no serious axe violations; every control is named and has a tooltip', async () => {
         fake.enqueue({ kind: 'replay', recording: openAITextRecording('Here is a **sketch**:\n\n```ts\nexport const x = 1;\n```\n') });

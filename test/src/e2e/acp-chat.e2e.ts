@@ -5,7 +5,7 @@ import { Page } from 'playwright-core';
 import type { AgentScript } from '../acp/scripted-acp-agent';
 import { ChatPage, workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
+import { useBrowserChat } from './e2e-session';
 import { runCommand, waitForTheiaShell } from './theia-page';
 
 const SCRIPTED_AGENT = join(__dirname, '..', 'acp', 'scripted-acp-agent.js');
@@ -38,7 +38,7 @@ describe('an external agent in the chat, in Chromium: plan, tool calls, its perm
             { update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'The greeting now says hello, world.' } } }
         ]]
     });
-    const session = useBrowserApp(fake => ({
+    const session = useBrowserChat(fake => ({
         files: { ...workspaceConfiguration(fake.url), 'src/app.ts': 'hello\n' },
         userFiles: {
             '.qodeassist/acp/scripted.toml': [
@@ -52,12 +52,7 @@ describe('an external agent in the chat, in Chromium: plan, tool calls, its perm
     let page: Page;
     let chat: ChatPage;
 
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
-        chat = new ChatPage(page);
-        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page, chat } = session));
 
     const answer = () => chat.lastAnswer();
 

@@ -5,7 +5,7 @@ import { Page } from 'playwright-core';
 import { openAIReasoningRecording, openAITextRecording } from '../fake-provider/recordings';
 import { ChatPage, workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
+import { useBrowserChat } from './e2e-session';
 import { openFile, runCommand, waitForTheiaShell } from './theia-page';
 
 /** A 1×1 PNG. */
@@ -26,7 +26,7 @@ async function dataTransfer(page: Page, files: Array<{ name: string; type: strin
 describe('chat features in Chromium: attachments, mentions, skills, pickers, token counter, history, summarize', function () {
     this.timeout(180_000);
 
-    const session = useBrowserApp(fake => ({
+    const session = useBrowserChat(fake => ({
         files: {
             ...workspaceConfiguration(fake.url),
             'src/greeting.ts': 'export const greeting = "hi";\n',
@@ -39,12 +39,7 @@ describe('chat features in Chromium: attachments, mentions, skills, pickers, tok
     let page: Page;
     let chat: ChatPage;
 
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
-        chat = new ChatPage(page);
-        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page, chat } = session));
 
     const lastBody = () => JSON.parse(fake.lastModelRequest()!.body);
     const lastUserContent = () => JSON.stringify(lastBody().messages.at(-1).content);

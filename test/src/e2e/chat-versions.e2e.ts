@@ -6,23 +6,18 @@ import type { StoredChat } from '@qodeassist/core';
 import { openAITextRecording } from '../fake-provider/recordings';
 import { ChatPage, workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
-import { runCommand, waitForTheiaShell } from './theia-page';
+import { useBrowserChat } from './e2e-session';
+import { waitForTheiaShell } from './theia-page';
 
 describe('chat versions in Chromium: a failed answer kept across a reload, edit and resend, regenerate, reset and bring back', function () {
     this.timeout(180_000);
 
-    const session = useBrowserApp(fake => ({ files: workspaceConfiguration(fake.url), env: { E2E_API_KEY: 'sk-e2e-versions-0123456789' } }));
+    const session = useBrowserChat(fake => ({ files: workspaceConfiguration(fake.url), env: { E2E_API_KEY: 'sk-e2e-versions-0123456789' } }));
     const { fake, app } = session;
     let page: Page;
     let chat: ChatPage;
 
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
-        chat = new ChatPage(page);
-        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page, chat } = session));
 
     const messages = () => page.locator('.qa-chat .qa-message');
     /** What the view shows: each message's role, status and text. */

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
+import { useBrowserChat } from './e2e-session';
 import { ChatPage, workspaceConfiguration } from './chat-page';
 import { runCommand } from './theia-page';
 
@@ -13,18 +13,14 @@ const API_KEY = 'sk-e2e-test-key-0123456789';
 describe('chat view in Chromium (walking skeleton)', function () {
     this.timeout(180_000);
 
-    const session = useBrowserApp(fake => ({ files: workspaceConfiguration(fake.url), env: { E2E_API_KEY: API_KEY } }), fake => fake
+    const session = useBrowserChat(fake => ({ files: workspaceConfiguration(fake.url), env: { E2E_API_KEY: API_KEY } }), fake => fake
         .when({ promptIncludes: 'stream slowly', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 40 } })
         .when({ promptIncludes: 'stop me', scenario: { kind: 'replay', fixture: 'openai-chat/markdown-answer.sse', chunkDelayMs: 250 } })
-        .when({ promptIncludes: 'bad key', scenario: { kind: 'status', status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' } }));
+        .when({ promptIncludes: 'bad key', scenario: { kind: 'status', status: 401, body: '{"error":{"message":"Incorrect API key provided"}}' } }), 'QodeAssist: Open Chat');
     const { fake, app } = session;
     let page: Page;
 
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat');
-        await page.locator('.qa-chat .qa-input').waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page } = session));
 
     const chat = () => new ChatPage(page);
     const sendMessage = (text: string) => chat().send(text);

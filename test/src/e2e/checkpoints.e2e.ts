@@ -7,8 +7,7 @@ import type { AgentScript } from '../acp/scripted-acp-agent';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 import { ChatPage, workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
-import { runCommand } from './theia-page';
+import { useBrowserChat } from './e2e-session';
 
 const SCRIPTED_AGENT = join(__dirname, '..', 'acp', 'scripted-acp-agent.js');
 /** An external agent's turn: it says it works, and while it "works" the spec writes the disk as codex-acp does, never through the IDE. */
@@ -48,7 +47,7 @@ function workspaceHashes(root: string): Record<string, string> {
  */
 describe('checkpoints in Chromium: restore to here, undo restore, review with Keep and Revert', function () {
     this.timeout(180_000);
-    const session = useBrowserApp(fake => ({
+    const session = useBrowserChat(fake => ({
         files: {
             ...workspaceConfiguration(fake.url),
             'src/app.ts': 'export const greeting = "hello";\n',
@@ -65,12 +64,7 @@ describe('checkpoints in Chromium: restore to here, undo restore, review with Ke
     let page: Page;
     let chat: ChatPage;
 
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
-        chat = new ChatPage(page);
-        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page, chat } = session));
 
     const messages = () => page.locator('.qa-chat .qa-message');
     async function until(condition: () => Promise<boolean> | boolean, what: string, ms = 30_000): Promise<void> {

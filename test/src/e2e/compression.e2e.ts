@@ -7,8 +7,7 @@ import { HangScenario, ReplayScenario, StatusScenario } from '../fake-provider/s
 import { openAITextRecording } from '../fake-provider/recordings';
 import { ChatPage } from './chat-page';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
-import { runCommand } from './theia-page';
+import { useBrowserChat } from './e2e-session';
 
 const SUMMARY_PROMPT = 'Summarize the conversation below';
 const SUMMARY = 'The user works on a parser in several long steps.';
@@ -29,7 +28,7 @@ describe('chat compression in Chromium: stoppable summaries and auto-compression
         : summaryMode === 'fail' ? { kind: 'status', status: 400, body: JSON.stringify({ error: { message: 'The summary model is overloaded' } }) }
         : { kind: 'replay', recording: openAITextRecording(SUMMARY), firstByteDelayMs: 1_500 };
 
-    const session = useBrowserApp(fake => ({
+    const session = useBrowserChat(fake => ({
         files: {
             '.qodeassist/providers/fake.toml': `schema_version = 1\nname = "fake"\nclient_api = "openai_compatible"\nurl = "${fake.url}/v1"\napi_key_ref = "e2e"\n`,
             // 2000 tokens of context, 500 of them for the reply: a few long requests fill it.
@@ -52,12 +51,7 @@ describe('chat compression in Chromium: stoppable summaries and auto-compression
     let page: Page;
     let chat: ChatPage;
 
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
-        chat = new ChatPage(page);
-        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page, chat } = session));
 
     const chatsDir = () => join(app.workspace, '.qodeassist', 'chats');
     const chatFiles = () => readdirSync(chatsDir()).filter(name => name.endsWith('.json'));

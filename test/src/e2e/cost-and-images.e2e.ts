@@ -3,7 +3,7 @@ import { Page } from 'playwright-core';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 import { ChatPage } from './chat-page';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
+import { useBrowserChat } from './e2e-session';
 import { runCommand } from './theia-page';
 
 /** A 1×1 PNG. */
@@ -35,17 +35,12 @@ async function dropImage(page: Page, name: string): Promise<void> {
 describe('images follow the agent, and what a chat cost, in Chromium', function () {
     this.timeout(180_000);
 
-    const session = useBrowserApp(fake => ({ files: configuration(fake.url), env: { E2E_API_KEY: 'sk-e2e-cost-0123456789' } }));
+    const session = useBrowserChat(fake => ({ files: configuration(fake.url), env: { E2E_API_KEY: 'sk-e2e-cost-0123456789' } }));
     const { fake } = session;
     let page: Page;
     let chat: ChatPage;
 
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
-        chat = new ChatPage(page);
-        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page, chat } = session));
 
     const lastBody = () => JSON.parse(fake.lastModelRequest()!.body);
 

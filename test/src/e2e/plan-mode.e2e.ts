@@ -5,13 +5,12 @@ import { Page } from 'playwright-core';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 import { ChatPage, workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
-import { runCommand } from './theia-page';
+import { useBrowserChat } from './e2e-session';
 
 describe('plan mode in Chromium: read tools only, the plan as an editable checklist, Act with the plan pinned', function () {
     this.timeout(180_000);
 
-    const session = useBrowserApp(fake => ({
+    const session = useBrowserChat(fake => ({
         files: { ...workspaceConfiguration(fake.url), 'src/app.ts': 'export const port = 8080;\n' },
         env: { E2E_API_KEY: 'sk-e2e-plan-0123456789' }
     }));
@@ -19,12 +18,7 @@ describe('plan mode in Chromium: read tools only, the plan as an editable checkl
     let page: Page;
     let chat: ChatPage;
 
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat in Editor Area');
-        chat = new ChatPage(page);
-        await chat.input.waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page, chat } = session));
 
     const modelRequests = () => fake.requests.filter(request => request.method === 'POST');
     const bodyOf = (index: number) => JSON.parse(modelRequests()[index].body) as { messages: unknown[]; tools?: Array<{ function: { name: string } }> };

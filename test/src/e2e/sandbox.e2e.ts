@@ -5,7 +5,7 @@ import { Page } from 'playwright-core';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 import { ChatPage, workspaceConfiguration } from './chat-page';
 import { screenshotPath } from './chromium';
-import { useBrowserApp } from './e2e-session';
+import { useBrowserChat } from './e2e-session';
 import { runCommand } from './theia-page';
 
 const API_KEY = 'sk-e2e-sandbox-key-0123456789abcdef';
@@ -18,21 +18,17 @@ const FILE_KEY = 'sk-e2e-sandbox-file-key-fedcba9876543210';
  */
 describe('Commands the model runs are sandboxed (Chromium)', function () {
     this.timeout(180_000);
-    const session = useBrowserApp(fake => ({
+    const session = useBrowserChat(fake => ({
         files: workspaceConfiguration(fake.url),
         env: { E2E_API_KEY: API_KEY },
         userFiles: {
             '.theia/settings.json': JSON.stringify({ 'qodeassist.tools.terminal.allowedCommands': ['cat', 'touch'] }),
             '.qodeassist/secrets.json': JSON.stringify({ unused: FILE_KEY })
         }
-    }));
+    }), undefined, 'QodeAssist: Open Chat');
     const { fake, app } = session;
     let page: Page;
-    before(async () => {
-        page = session.page;
-        await runCommand(page, 'QodeAssist: Open Chat');
-        await page.locator('.qa-chat .qa-input').waitFor({ state: 'visible', timeout: 20_000 });
-    });
+    before(() => ({ page } = session));
 
     it('cat /proc/1/environ and the key file print no key, touch ~/outside fails, and each result names the sandbox', async () => {
         const outsideFile = join(app.home, 'outside');

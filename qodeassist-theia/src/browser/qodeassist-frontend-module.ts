@@ -13,15 +13,19 @@ import { QODEASSIST_REFACTOR_PATH, QodeAssistRefactorService } from '../common/r
 import { CompletionContextCollector } from './completion/completion-context-collector';
 import { CompletionFiguresRecorder } from './completion/completion-figures-recorder';
 import { CompletionStatus } from './completion/completion-status';
+import { CompletionStatusBar } from './completion/completion-status-bar';
 import { InlineCompletionContribution } from './completion/inline-completion-contribution';
 import { NextEditContribution } from './completion/next-edit-contribution';
 import { ChatComposer } from './chat/chat-composer';
+import { ChatComposerService } from './chat/chat-composer-service';
 import { ChatViewContribution } from './chat/chat-view-contribution';
 import { ChatWidget } from './chat/chat-widget';
 import { ChatViewOptions } from './chat/chat-view-identity';
+import { bindChatViewDefaults } from './chat/chat-view-defaults';
 import { ConfigurationContribution } from './config/configuration-contribution';
 import { BackendConnection, createBackendConnection } from './connection/backend-connection';
-import { ConfigClientImpl, ConfigurationWidget } from './config/configuration-widget';
+import { ConfigClientImpl } from './config/config-client';
+import { ConfigurationWidget } from './config/configuration-widget';
 import { McpClientImpl, McpContribution } from './mcp/mcp-contribution';
 import { McpElicitations } from './mcp/mcp-elicitations';
 import { McpFeaturesContribution } from './mcp/mcp-features-contribution';
@@ -56,7 +60,10 @@ export default new ContainerModule(bind => {
         ServiceConnectionProvider.createProxy<QodeAssistChatService>(ctx.container, QODEASSIST_CHAT_PATH, ctx.container.get(QodeAssistChatClientImpl))
     ).inSingletonScope();
 
+    // The pieces of a chat view a product may rebind (see browser-app/example): the composer, the controller and the Quick Setup card.
     bind(ChatComposer).toSelf();
+    bind(ChatComposerService).toService(ChatComposer);
+    bindChatViewDefaults(bind);
     bind(ChatWidget).toSelf();
     bind(WidgetFactory).toDynamicValue(ctx => ({
         id: ChatWidget.ID,
@@ -125,9 +132,10 @@ export default new ContainerModule(bind => {
     }
 
     bind(QodeAssistCompletionService).toDynamicValue(ctx =>
-        ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH, ctx.container.get(CompletionStatus))
+        ServiceConnectionProvider.createProxy<QodeAssistCompletionService>(ctx.container, QODEASSIST_COMPLETION_PATH, ctx.container.get<CompletionStatus>(CompletionStatus))
     ).inSingletonScope();
-    bind(CompletionStatus).toSelf().inSingletonScope();
+    bind(CompletionStatusBar).toSelf().inSingletonScope();
+    bind(CompletionStatus).toService(CompletionStatusBar);
     bind(CompletionFiguresRecorder).toSelf().inSingletonScope();
     bind(CompletionContextCollector).toSelf().inSingletonScope();
     bind(InlineCompletionContribution).toSelf().inSingletonScope();

@@ -16,25 +16,25 @@ import { OPEN_CONFIGURATION_COMMAND } from '../shared/configuration-target';
 import { ChatErrorAction, settingsTargetFor } from '../shared/error-affordance';
 import { ChatFileEdits } from '../shared/file-edits';
 import { askingOnProtected } from '../shared/protected-file-edits';
-import { PendingPermission } from '../shared/pending-permission';
 import { McpElicitationForms } from '../mcp/mcp-elicitation-view';
 import { McpElicitations } from '../mcp/mcp-elicitations';
 import { QodeAssistChatClientImpl } from '../shared/tool-host-client';
 import { QodeAssistProjectTrust } from '../trust/project-trust';
 import { ProjectTrustNotice } from '../trust/project-trust-notice';
-import { ChatComposer } from './chat-composer';
+import { ChatComposerService } from './chat-composer-service';
 import { ComposerView } from './chat-composer-view';
-import { ChatController, ChatViewState } from './chat-controller';
+import { ChatViewState } from './chat-controller-ports';
+import { ChatControllerFactory, ChatControllerService } from './chat-controller-service';
 import { warmUpMarkdown } from './chat-markdown';
-import { MessageActions, MessageView } from './chat-message-view';
-import { ResetVersions } from './chat-message-actions';
+import { MessageList, MessagesChanged } from './chat-message-list';
+import { MessageActions } from './chat-message-view';
 import { ChatRewindState } from './chat-rewind';
 import { RestoreCard, RestoredBanner, ReviewPanel } from './chat-rewind-view';
-import { copyText, positionOf, versionsAt } from './chat-versions';
-import { ChatMessage, ChatTranscript, textOf } from './chat-transcript';
+import { copyText, positionOf } from './chat-versions';
+import { ChatMessage, textOf } from './chat-transcript';
 import { planOf } from './chat-plan';
 import { chatViewId, ChatViewOptions, chatViewTitle, CHAT_VIEW_ID, titleFromFirstMessage } from './chat-view-identity';
-import { SetupCard } from './setup-card';
+import { SetupCardRenderer } from './setup-card-renderer';
 
 const HISTORY_COMMAND = 'qodeassist.chat.history';
 const STREAM_RENDER_MS = 50;
@@ -43,68 +43,6 @@ const STREAM_RENDER_MS = 50;
 interface StoredChatView extends Partial<ChatViewState> {
     title?: string;
     draft?: string;
-}
-
-/** Keeps the newest content in view after every render while the user has not scrolled up. */
-function ScrollAnchor({ stick }: { stick: () => boolean }): React.ReactElement {
-    const anchor = React.useRef<HTMLDivElement>(null);
-    React.useLayoutEffect(() => {
-        if (stick()) {
-            anchor.current?.scrollIntoView({ block: 'end' });
-        }
-    });
-    return <div ref={anchor} className='qa-scroll-anchor' />;
-}
-
-/** Tells the message list that the streaming answer changed, without rendering the rest of the view. */
-class MessagesChanged {
-    private revision = 0;
-    private readonly listeners = new Set<() => void>();
-    readonly subscribe = (listener: () => void): () => void => {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
-    };
-    readonly current = (): number => this.revision;
-    fire(): void {
-        this.revision++;
-        for (const listener of this.listeners) {
-            listener();
-        }
-    }
-}
-
-interface MessageListProps {
-    messages: readonly ChatMessage[];
-    changed: MessagesChanged;
-    permissions: readonly PendingPermission[];
-    actions: MessageActions;
-    stick: () => boolean;
-    /** The chat's kept versions, and whether a message is in its saved history. */
-    transcript: Pick<ChatTranscript, 'branches' | 'isRecorded'>;
-    /** The questions (counted from 0) with a checkpoint of the workspace before them. */
-    restorable: ReadonlySet<number>;
-}
-
-/**
- * The chat's messages. While an answer streams only this list renders again, on `changed`: the
- * toolbar and the composer (pickers, chips, buttons) stay as they are, and no React elements are
- * made for them every batch only to be thrown away.
- */
-function MessageList({ messages, changed, permissions, actions, stick, transcript, restorable }: MessageListProps): React.ReactElement {
-    React.useSyncExternalStore(changed.subscribe, changed.current);
-    let turn = -1;
-    return <>
-        {messages.map((message, index) => {
-            turn += message.role === 'user' ? 1 : 0;
-            const position = turn < 0 ? undefined : { turn, part: message.role === 'user' ? 'question' as const : 'answer' as const };
-            return <MessageView key={message.id} message={message} revision={message.revision}
-                permissions={message.status === 'streaming' ? permissions : NO_PERMISSIONS} last={index === messages.length - 1} actions={actions}
-                recorded={transcript.isRecorded(message)} versions={versionsAt(transcript.branches, position)}
-                restorable={message.role === 'user' && position !== undefined && restorable.has(position.turn)} />;
-        })}
-        <ResetVersions branches={transcript.branches} messages={messages} onPick={actions.switchVersion} />
-        <ScrollAnchor stick={stick} />
-    </>;
 }
 
 /**
@@ -136,11 +74,13 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
     @inject(OpenerService) protected readonly openers: OpenerService;
     @inject(ChatFileEdits) protected readonly fileEdits: ChatFileEdits;
     @inject(QodeAssistProjectTrust) protected readonly projectTrust: QodeAssistProjectTrust;
-    @inject(ChatComposer) protected readonly composer: ChatComposer;
+    @inject(ChatComposerService) protected readonly composer: ChatComposerService;
+    @inject(ChatControllerFactory) protected readonly createController: ChatControllerFactory;
+    @inject(SetupCardRenderer) protected readonly setupCard: SetupCardRenderer;
     @inject(BackendConnection) protected readonly backend: BackendConnection;
     @inject(McpElicitations) protected readonly elicitations: McpElicitations;
 
-    protected controller: ChatController;
+    protected controller: ChatControllerService;
     /** "Restore to here", "Undo restore" and the review of what the chat changed. */
     protected rewind: ChatRewindState;
     protected messagesElement: HTMLDivElement | null = null;
@@ -162,7 +102,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         warmUpMarkdown(work => window.requestIdleCallback(work, { timeout: 2_000 }));
         this.title.closable = true;
         this.addClass('qa-chat');
-        this.controller = new ChatController({
+        this.controller = this.createController({
             service: this.chatService,
             backend: this.backend,
             client: this.chatClient,
@@ -423,12 +363,7 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
             </div>}
             <ProjectTrustNotice state={this.projectTrust.state} trust={() => void this.projectTrust.requestTrust()} />
             <div className='qa-messages' ref={element => { this.messagesElement = element; }} onScroll={this.onScroll} onClick={this.onMessagesClick}>
-                {this.setup?.needed && <SetupCard state={this.setup} apply={choice => this.configService.applySetup(this.workspacePath, choice)} done={() => {
-                    this.setup = undefined;
-                    controller.notice = nls.localize('qodeassist/setup/done', 'QodeAssist is set up; send your message.');
-                    this.composer.scheduleEstimate();
-                    this.update();
-                }} />}
+                {this.setup?.needed && this.renderSetup(this.setup)}
                 {controller.transcript.messages.length === 0 && !this.setup?.needed && this.renderEmptyState()}
                 <MessageList messages={controller.transcript.messages} changed={this.messagesChanged} permissions={controller.permissions} actions={this.actions}
                     stick={this.isStuckToBottom} transcript={controller.transcript} restorable={this.rewind.turns} />
@@ -442,6 +377,20 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
                 send={this.sendDraft} stop={this.stop} summarize={this.summarizeNow} setDragging={this.setDragging}
                 planText={() => planOf(this.controller.transcript.messages)} sendAct={this.sendAct} />
         </div>;
+    }
+
+    /** The Quick Setup card (a product may bring its own); once a provider answers, the chat says it may go on. */
+    protected renderSetup(state: SetupState): React.ReactNode {
+        return this.setupCard.render({
+            state,
+            apply: choice => this.configService.applySetup(this.workspacePath, choice),
+            done: () => {
+                this.setup = undefined;
+                this.controller.notice = nls.localize('qodeassist/setup/done', 'QodeAssist is set up; send your message.');
+                this.composer.scheduleEstimate();
+                this.update();
+            }
+        });
     }
 
     protected renderToolbar(): React.ReactNode {
@@ -546,5 +495,3 @@ export class ChatWidget extends ReactWidget implements ExtractableWidget, Statef
         }
     };
 }
-
-const NO_PERMISSIONS: readonly PendingPermission[] = [];

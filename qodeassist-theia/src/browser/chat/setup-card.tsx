@@ -9,6 +9,14 @@ export interface SetupCardProps {
     /** Tests the choice and, when it answers, makes it the chat's agent. */
     apply(choice: SetupChoice): Promise<ProviderTest>;
     done(test: ProviderTest): void;
+    /** What the card is headed with and where it sends for help; a product that embeds QodeAssist names itself and its own guide. */
+    branding?: SetupCardBranding;
+}
+
+export interface SetupCardBranding {
+    title: string;
+    /** A guide to setting up a provider, opened in a new tab. */
+    help?: { label: string; url: string };
 }
 
 /** What a preset's button says on hover: what it is and what the check found. */
@@ -30,7 +38,7 @@ function presetTitle(preset: SetupPreset): string {
  * answered is selected), give the key (or use one found in the environment) or a local server's
  * URL, test, done.
  */
-export function SetupCard({ state, apply, done }: SetupCardProps): React.ReactElement {
+export function SetupCard({ state, apply, done, branding }: SetupCardProps): React.ReactElement {
     const [selected, setSelected] = React.useState(() => preselectedPreset(state.presets));
     const [url, setUrl] = React.useState<Record<string, string>>({});
     const [key, setKey] = React.useState('');
@@ -48,7 +56,8 @@ export function SetupCard({ state, apply, done }: SetupCardProps): React.ReactEl
         }
     };
     return <div className='qa-setup' data-setup='card' role='region' aria-labelledby='qa-setup-title'>
-        <div className='qa-setup-title' id='qa-setup-title'><i className={codicon('rocket')} aria-hidden='true' /> {nls.localize('qodeassist/setup/title', 'Set up QodeAssist')}</div>
+        <div className='qa-setup-title' id='qa-setup-title'><i className={codicon('rocket')} aria-hidden='true' /> {branding?.title ?? nls.localize('qodeassist/setup/title', 'Set up QodeAssist')}</div>
+        {branding?.help && <a className='qa-setup-help' data-link='setup-help' href={branding.help.url} target='_blank' rel='noopener noreferrer'>{branding.help.label}</a>}
         {state.reason && <div className='qa-setup-reason'>
             {nls.localize('qodeassist/setup/reason', 'The chat has no agent it can reach.')} <span className='qa-setup-why'>{state.reason}</span>
         </div>}

@@ -1,4 +1,4 @@
-import { CommandRegistry, Emitter, Event, MessageService, nls, PreferenceScope, PreferenceService, QuickInputService } from '@theia/core';
+import { CommandRegistry, MessageService, nls, PreferenceScope, PreferenceService, QuickInputService } from '@theia/core';
 import { codicon, Message, open, OpenerService, ReactWidget } from '@theia/core/lib/browser';
 import URI from '@theia/core/lib/common/uri';
 import { inject, injectable, postConstruct } from '@theia/core/shared/inversify';
@@ -6,28 +6,19 @@ import * as React from '@theia/core/shared/react';
 import { WorkspaceService } from '@theia/workspace/lib/browser/workspace-service';
 import { QodeAssistProjectTrust } from '../trust/project-trust';
 import { ProjectTrustNotice } from '../trust/project-trust-notice';
-import { AcpAgentTest, ConfigOverview, ConsentDetails, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
+import { AcpAgentTest, ConfigOverview, ConsentDetails, ProviderTest, QodeAssistConfigService, RoleSummary } from '../../common/config-protocol';
 import { McpServerState, McpServerStatus, QodeAssistMcpService } from '../../common/mcp-protocol';
 import { QodeAssistRefactorService, SavedInstruction } from '../../common/refactor-protocol';
 import { QodeAssistPreferences, skillSettingsOf } from '../qodeassist-preferences';
 import { ConfigurationTarget, focusPlaceOf } from '../shared/configuration-target';
-import { displayPath, displayPathsIn, PathRoot } from './display-path';
+import { displayPath, PathRoot } from './display-path';
 import { ExternalAgentsSection } from './external-agents-section';
 import { ProblemsSection } from './problems-section';
 import { FocusRequest, focusRef, NewProviderForm, ProvidersSection } from './providers-section';
 import { AcpAgentConsentDialog } from '../mcp/mcp-dialogs';
 import { McpServersList } from './mcp-servers-section';
-
-/** Hears the backend say the configuration changed; the view refreshes. */
-@injectable()
-export class ConfigClientImpl implements QodeAssistConfigClient {
-    private readonly changedEmitter = new Emitter<void>();
-    readonly onDidChange: Event<void> = this.changedEmitter.event;
-
-    onConfigurationChanged(): void {
-        this.changedEmitter.fire();
-    }
-}
+import { SkillsSection } from './skills-section';
+import { ConfigClientImpl } from './config-client';
 
 const PIPELINE_LABELS: Record<string, string> = { chat: 'Chat', completion: 'Completion', refactor: 'Refactor', compression: 'Compression' };
 
@@ -304,7 +295,7 @@ export class ConfigurationWidget extends ReactWidget {
             {this.renderRosters(overview)}
             {this.renderRoles(overview)}
             {this.renderTools(overview)}
-            {this.renderSkills(overview)}
+            <SkillsSection overview={overview} roots={this.roots} openFile={file => this.openFile(file)} />
             {this.renderInstructions()}
             {this.renderMcp()}
         </div>;
@@ -449,33 +440,6 @@ export class ConfigurationWidget extends ReactWidget {
                     ? nls.localize('qodeassist/config/sandboxed', 'Commands run in a sandbox: {0}.', overview.sandbox.label)
                     : nls.localize('qodeassist/config/notSandboxed', 'Commands are not sandboxed on this machine. {0}', overview.sandbox.howToEnable ?? '')}
             </div>}
-        </section>;
-    }
-
-    protected renderSkills(overview: ConfigOverview): React.ReactNode {
-        return <section className='qa-config-section' data-section='skills'>
-            <h2>{nls.localize('qodeassist/config/skills', 'Skills')}</h2>
-            {overview.skillsOff && <div className='qa-config-scope' data-skills-off>
-                {nls.localize('qodeassist/config/skillsOff', 'Skills are turned off (preference qodeassist.skills.enabled): the chat offers none.')}
-            </div>}
-            {!overview.skillsOff && overview.skills.length === 0 && overview.skillIssues.length === 0 && <div className='qa-config-scope'>
-                {nls.localize('qodeassist/config/noSkills',
-                    'No skills: add SKILL.md folders to .qodeassist/skills or .claude/skills (workspace or home), or name more folders in qodeassist.skills.folders.')}
-            </div>}
-            <ul className='qa-config-list'>{overview.skills.map(skill => <li key={skill.path} data-skill={skill.name}>
-                <span className='qa-config-name'>/{skill.name}</span> <span className='qa-config-scope'>{skill.scope}{skill.alwaysOn ? ', always on' : ''}</span>
-                <span className='qa-config-body'>{skill.description}</span>
-                <button type='button' className='qa-icon-button' data-action='open-skill' aria-label={nls.localize('qodeassist/config/openSkill', 'Open the SKILL.md of {0}', skill.name)}
-                    title={displayPath(skill.path, this.roots)} onClick={() => this.openFile(skill.path)}><i className={codicon('go-to-file')} aria-hidden='true' /></button>
-            </li>)}</ul>
-            {overview.skillIssues.length > 0 && <ul className='qa-config-issues'>{overview.skillIssues.map(issue => <li key={issue.path} className='qa-config-issue' data-severity='error'>
-                <i className={codicon('error')} role='img' aria-label='error' /> <span className='qa-config-where' title={issue.path}>{displayPath(issue.path, this.roots)}</span>
-                <span className='qa-config-message'>{displayPathsIn(issue.message, this.roots)}</span>
-                <button type='button' className='theia-button secondary' data-action='open-issue'
-                    aria-label={nls.localize('qodeassist/config/openFileAt', 'Open file {0}', displayPath(issue.path, this.roots))}
-                    title={nls.localize('qodeassist/config/openFileAt', 'Open file {0}', displayPath(issue.path, this.roots))}
-                    onClick={() => this.openFile(issue.path)}>{nls.localize('qodeassist/config/openFile', 'Open file')}</button>
-            </li>)}</ul>}
         </section>;
     }
 

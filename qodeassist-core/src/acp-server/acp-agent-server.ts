@@ -220,6 +220,9 @@ export class QodeAssistAcpServer {
             for (const refusal of session.mcpServers?.refused ?? []) {
                 this.tell(session, 'error', `MCP server "${refusal.server}" not started`, refusal.error.message, { category: refusal.error.category, server: refusal.server });
             }
+            for (const refusal of session.mcpServers?.unauthorized() ?? []) {
+                this.tell(session, 'error', `MCP server "${refusal.server}" needs authorization`, refusal.error.message, { category: refusal.error.category, server: refusal.server });
+            }
             session.send({ sessionUpdate: 'available_commands_update', availableCommands: session.commands() });
             const skipped = this.trust.isTrusted(session.cwd) ? [] : projectLayerEntries(session.cwd);
             if (skipped.length > 0) {

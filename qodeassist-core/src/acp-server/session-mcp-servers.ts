@@ -2,6 +2,7 @@ import type { RequestPermissionRequest, RequestPermissionResponse } from '@agent
 import { MANAGED_LABEL, ManagedPolicy, mcpServerPolicyRefusal, policySource } from '../config/managed-policy';
 import { McpServerConfig } from '../mcp/mcp-config';
 import { mcpConsentDetails, McpConsentPolicy } from '../mcp/mcp-consent';
+import { declineEveryQuestion } from '../mcp/mcp-elicitation';
 import { McpHub, McpHubOptions, McpServerState } from '../mcp/mcp-hub';
 import { AnyTool } from '../tools/tool';
 import { ErrorInfo } from '../wire/error-info';
@@ -27,6 +28,12 @@ export interface SessionMcpOptions {
 const START_ONCE = 'start-once';
 const START_ALWAYS = 'start-always';
 const DO_NOT_START = 'do-not-start';
+
+/** Said of a client's server that needs a sign-in: the session has no IDE to sign in through. */
+const NO_SIGN_IN = 'qodeassist-acp cannot sign in to it (there is no IDE window to open the sign-in in). '
+    + 'Have the ACP client pass the server with an "Authorization" header holding a token, or sign in to the server in the client itself.';
+/** Said when a client's server asks the user something. */
+const NO_QUESTIONS = 'qodeassist-acp cannot show a server\'s questions to the user (ACP has no request for them); configure the server so it does not need to ask.';
 
 /**
  * The MCP servers a client passed for one session, connected for that session only: the
@@ -67,6 +74,11 @@ export class SessionMcpServers {
 
     states(): McpServerState[] {
         return this.hubs.flatMap(hub => hub.states());
+    }
+
+    /** The started servers that cannot work without credentials the client did not pass, and why (told to the client once the session is open). */
+    unauthorized(): ClientMcpRefusal[] {
+        return this.states().filter(state => state.status === 'needs-sign-in').map(state => ({ server: state.name, error: { category: 'Auth', message: state.error ?? NO_SIGN_IN } }));
     }
 
     /** Resolves once no started server is still connecting, or after `timeoutMs` (a slow one joins when it is ready). */
@@ -115,7 +127,8 @@ export class SessionMcpServers {
 
     private start(configs: readonly McpServerConfig[]): void {
         if (!this.closed && configs.length > 0) {
-            this.hubs.push(McpHub.ofServers(configs, this.options.hub));
+            const hub = this.options.hub;
+            this.hubs.push(McpHub.ofServers(configs, { ...hub, noSignIn: NO_SIGN_IN, elicitation: hub?.elicitation ?? declineEveryQuestion(NO_QUESTIONS, hub?.logger) }));
         }
     }
 }

@@ -1,4 +1,5 @@
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../ports/logger';
 import { QodeAssistError, untilAborted } from '../wire/error-info';
 
 /** One field of an elicitation form: only the primitive kinds the MCP spec allows in a requested schema. */
@@ -38,6 +39,17 @@ export type McpElicitationAnswer = { action: 'accept'; content?: Record<string, 
 export interface McpElicitationPrompt {
     /** `signal` aborts when the server withdraws the question or the turn that waits on it is stopped. */
     ask(request: McpElicitationRequest, signal: AbortSignal): Promise<McpElicitationAnswer>;
+}
+
+/** Where questions go when nobody can be asked (an ACP client's servers): each is declined without being shown, and the log says why. */
+export function declineEveryQuestion(reason: string, logger?: Logger): McpElicitationPrompt {
+    return {
+        ask: async request => {
+            // The server's own text is not logged: only which server asked, and why the answer is no.
+            logger?.log('warn', 'qodeassist.mcp', `The MCP server "${request.server}" asked the user a question (${request.mode} mode); it was declined: ${reason}`);
+            return { action: 'decline' };
+        }
+    };
 }
 
 /**
@@ -165,7 +177,7 @@ function formatProblem(format: 'email' | 'uri' | 'date' | 'date-time', value: st
     }
 }
 
-/** The calls of one server running now, newest last: a question is shown in the chat of the newest. */
+/** A tool call running on one server: a question it asks is shown in its chat (see McpServerFeatures.askingCall). */
 export interface RunningCall {
     chatId: string;
     requestId: string;

@@ -80,6 +80,27 @@ export class McpHubFeatures {
         return promptResult(server, name, result);
     }
 
+    /**
+     * The server's suggestions for one argument of its prompt as typed so far (`completion/complete`,
+     * with the other arguments filled in as context); none when the server offers no completions.
+     */
+    async completePromptArgument(server: string, name: string, argument: string, value: string, values: Record<string, string>): Promise<string[]> {
+        const handle = this.handle(server);
+        const prompt = handle.catalog.prompts.find(candidate => candidate.name === name);
+        if (!prompt?.arguments.some(candidate => candidate.name === argument)) {
+            throw new QodeAssistError({ category: 'Validation', message: `The MCP server "${server}" has no prompt "${name}" with an argument "${argument}" (any more); choose the prompt from the / list again.` });
+        }
+        const client = handle.ready();
+        if (!client.getServerCapabilities()?.completions) {
+            return [];
+        }
+        // Only the prompt's own arguments go to the server as context.
+        const context = Object.fromEntries(prompt.arguments.filter(other => other.name !== argument && values[other.name]).map(other => [other.name, values[other.name]]));
+        const result = await client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: argument, value }, context: { arguments: context } }, { timeout: handle.config.timeouts.listMs });
+        // The spec caps a completion at 100 values.
+        return result.completion.values.filter(candidate => typeof candidate === 'string').slice(0, 100);
+    }
+
     /** The workspace folders changed: the connected servers are told and ask for the roots again. */
     setRoots(folders: string[]): Promise<void> {
         return this.host.roots.set(folders);

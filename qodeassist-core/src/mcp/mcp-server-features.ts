@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
     ElicitRequestSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema
 } from '@modelcontextprotocol/sdk/types.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '../ports/logger';
 import { EMPTY_CATALOG, listCatalog, McpCatalog } from './mcp-catalog';
 import { answerElicitation, McpElicitationPrompt, RunningCall } from './mcp-elicitation';
@@ -23,8 +24,10 @@ export interface McpFeatureHost {
  */
 export class McpServerFeatures {
     catalog: McpCatalog = EMPTY_CATALOG;
-    /** The tool calls running on this server now, newest last: a question shows in the chat of the newest. */
+    /** The tool calls running on this server now, newest last. */
     private readonly running: RunningCall[] = [];
+    /** The call whose code is running: what a server's question on that call's own response stream finds. */
+    private readonly current = new AsyncLocalStorage<RunningCall>();
     private client: Client | undefined;
 
     constructor(
@@ -41,7 +44,7 @@ export class McpServerFeatures {
         const client = new Client({ name: 'qodeassist', version: '0.1.0' }, { capabilities: { roots: { listChanged: true }, elicitation: { form: {}, url: {} } } });
         this.host.roots.serve(client);
         client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-            answerElicitation(this.server, request.params, this.host.elicitation, this.running.at(-1), extra.signal));
+            answerElicitation(this.server, request.params, this.host.elicitation, this.askingCall(), extra.signal));
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.follow(client, () => this.refreshTools(client)));
         client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.follow(client, () => this.refreshCatalog(client)));
         client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.follow(client, () => this.refreshCatalog(client)));
@@ -67,10 +70,24 @@ export class McpServerFeatures {
     async track<T>(call: RunningCall, run: () => Promise<T>): Promise<T> {
         this.running.push(call);
         try {
-            return await run();
+            return await this.current.run(call, run);
         } finally {
             this.running.splice(this.running.indexOf(call), 1);
         }
+    }
+
+    /**
+     * The call a server's question belongs to. The SDK relates a server request to the client
+     * request only on the wire (Streamable HTTP sends it on that request's POST response stream)
+     * and tells the handler nothing of it; but it reads that stream in the async context of the
+     * `tools/call` that opened it, so the call whose context the handler runs in is the one that
+     * asked. Stdio, SSE and the standalone GET stream carry no such relation (their reads began at
+     * connect): then the question goes to the newest running call. A context is trusted only while
+     * its call still runs, so a transport started inside a call that has ended cannot claim it.
+     */
+    private askingCall(): RunningCall | undefined {
+        const current = this.current.getStore();
+        return current && this.running.includes(current) ? current : this.running.at(-1);
     }
 
     private async refreshCatalog(client: Client): Promise<void> {

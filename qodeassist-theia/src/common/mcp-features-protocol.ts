@@ -26,6 +26,8 @@ export interface QodeAssistMcpFeaturesService extends RpcServer<QodeAssistMcpFea
     readTemplate(workspacePath: string | undefined, server: string, template: string, values: Record<string, string>): Promise<McpContentPart[]>;
     /** A prompt with the user's arguments, as the server returned it. */
     getPrompt(workspacePath: string | undefined, server: string, prompt: string, values: Record<string, string>): Promise<McpPromptResult>;
+    /** The server's suggestions for one prompt argument as typed so far (none when it offers no completions). */
+    completePromptArgument(workspacePath: string | undefined, server: string, prompt: string, argument: string, value: string, values: Record<string, string>): Promise<string[]>;
     /** The first problem with a form's values, naming the field (core's check, so the form and the hub agree); undefined when they fit. */
     formProblem(fields: McpFormField[], values: Record<string, McpFormValue>): Promise<string | undefined>;
 }

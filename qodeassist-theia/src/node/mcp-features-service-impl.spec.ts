@@ -1,4 +1,5 @@
-import { FeatureServerFixture } from '@qodeassist/core/lib/mcp/mcp-features.spec-support';
+import { FeatureServerFixture, until } from '@qodeassist/core/lib/mcp/mcp-features.spec-support';
+import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WorkspaceFiles } from '@qodeassist/core';
 import * as assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -103,6 +104,39 @@ describe('MCP features of a window, through the backend\'s hubs, against a real 
         const result = await tool.run({}, { requestId: 'r', chatId: 'chat-3', files: new WorkspaceFiles([workspace]) });
         assert.deepEqual(JSON.parse(result.content), { answer: { region: 'eu' }, roots: [pathToFileURL(workspace).href] });
         assert.deepEqual(asked.map(request => [request.server, request.chatId, request.message]), [['srv', 'chat-3', 'Region?']]);
+        service.dispose();
+    });
+
+    it('roots: a server listing them right after connect gets the workspace folder; the window\'s folders follow with list_changed', async () => {
+        const listed: string[][] = [];
+        fixture = new FeatureServerFixture(server => {
+            const list = async (relatedRequestId?: string | number) => {
+                const { roots } = await server.server.listRoots(undefined, { relatedRequestId });
+                listed.push(roots.map(root => root.uri));
+            };
+            server.registerTool('roots', { description: 'Lists the client roots' }, async extra => {
+                await list(extra.requestId);
+                return { content: [{ type: 'text', text: 'listed' }] };
+            });
+            server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => void list());
+        });
+        const url = await fixture.listen();
+        const home = join(fixture.root, 'home');
+        const workspace = join(fixture.root, 'ws');
+        const second = join(fixture.root, 'lib');
+        mkdirSync(join(home, '.qodeassist'), { recursive: true });
+        mkdirSync(workspace);
+        writeFileSync(join(home, '.qodeassist', 'mcp.json'), JSON.stringify({ mcpServers: { srv: { url } } }));
+        hubs = new McpHubs(home);
+        // Only the backend knows the workspace here: no window has watched it yet.
+        const hub = hubs.hubFor(workspace);
+        await hub.settled(20_000);
+        await hub.tools().find(tool => tool.name === 'mcp_srv_roots')!.run({}, { requestId: 'r', chatId: 'c', files: new WorkspaceFiles([workspace]) });
+        assert.deepEqual(listed, [[pathToFileURL(workspace).href]]);
+        const service = new QodeAssistMcpFeaturesServiceImpl(hubs, new McpElicitationRouter());
+        await service.watch(workspace, [workspace, second]);
+        await until(() => listed.length === 2, 'the server to list roots again');
+        assert.deepEqual(listed[1], [pathToFileURL(workspace).href, pathToFileURL(second).href]);
         service.dispose();
     });
 });

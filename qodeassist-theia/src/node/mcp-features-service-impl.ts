@@ -98,6 +98,10 @@ export class QodeAssistMcpFeaturesServiceImpl implements QodeAssistMcpFeaturesSe
         return this.hubs.hubFor(workspacePath).features.getPrompt(server, prompt, values);
     }
 
+    completePromptArgument(workspacePath: string | undefined, server: string, prompt: string, argument: string, value: string, values: Record<string, string>): Promise<string[]> {
+        return this.hubs.hubFor(workspacePath).features.completePromptArgument(server, prompt, argument, value, values);
+    }
+
     async formProblem(fields: McpFormField[], values: Record<string, McpFormValue>): Promise<string | undefined> {
         return formProblem(fields, values);
     }

@@ -43,7 +43,10 @@ export class McpHubs {
         const key = workspacePath ?? '';
         let hub = this.hubs.get(key);
         if (!hub) {
-            hub = new McpHub(this.filesFor(workspacePath), { consent: workspacePath ? this.consents.forWorkspace(workspacePath) : undefined, oauth: this.oauth }).start();
+            // The hub's workspace is its first root from the start: a server may list roots before any window reports its folders (`watch`).
+            hub = new McpHub(this.filesFor(workspacePath), {
+                consent: workspacePath ? this.consents.forWorkspace(workspacePath) : undefined, oauth: this.oauth, roots: workspacePath ? [workspacePath] : []
+            }).start();
             hub.onDidChange(() => this.listeners.forEach(listener => listener()));
             this.hubs.set(key, hub);
         }

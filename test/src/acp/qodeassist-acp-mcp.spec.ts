@@ -248,4 +248,28 @@ describe('qodeassist-acp connects the MCP servers a client passes in session/new
         await pause(300);
         assert.equal(client.permissions.length, asked, 'consented once: not asked again');
     });
+
+    it('an HTTP server that needs a sign-in: the session names it and says the client must pass an Authorization header', async () => {
+        let contacts = 0;
+        const locked = createServer((request, response) => {
+            contacts++;
+            request.resume();
+            response.writeHead(401, { 'www-authenticate': 'Bearer realm="locked"' }).end();
+        });
+        await new Promise<void>(resolve => locked.listen(0, '127.0.0.1', resolve));
+        try {
+            const client = trusted();
+            await client.initialize();
+            const url = `http://127.0.0.1:${(locked.address() as AddressInfo).port}/mcp`;
+            const response = await client.agent.request('session/new', { cwd: fixture.workspace, mcpServers: [{ type: 'http', name: 'locked', url, headers: [] }] });
+            await client.until(() => client.answerText(response.sessionId).includes('needs authorization') || client.answerText(response.sessionId).includes('answered 401'), 'the reason');
+            assert.match(client.answerText(response.sessionId), /The MCP server "locked" answered 401 \(it needs authorization\); qodeassist-acp cannot sign in to it .*"Authorization" header/);
+            const seen = contacts;
+            await pause();
+            assert.equal(contacts, seen, 'not retried: only new credentials help');
+        } finally {
+            locked.closeAllConnections();
+            await new Promise(resolve => locked.close(resolve));
+        }
+    });
 });

@@ -72,16 +72,29 @@ describe('MCP resources, prompts and a server\'s question in the chat, in Chromi
         assert.match(lastUserContent(), /# Read me: the docs resource/);
     });
 
-    it('/ offers the server\'s prompt as /mcp.srv.review; its argument is asked and the result goes into the message', async () => {
+    it('/ offers the server\'s prompt as /mcp.srv.review; its argument is asked in the composer and the result goes into the message', async () => {
         await chat.input.fill('');
         await chat.input.pressSequentially('/mcp.srv.re');
         await page.locator('.qa-chat .qa-suggestion[data-value="mcp.srv.review"]').waitFor({ timeout: 10_000 });
         await chat.input.press('Enter');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ timeout: 10_000 });
-        await input.fill('src/a.ts');
-        await input.press('Enter');
+        const form = page.locator('.qa-chat .qa-prompt-form[data-prompt="mcp.srv.review"]');
+        await form.waitFor({ timeout: 10_000 });
+        const field = form.locator('input[data-argument=file]');
+        assert.equal(await field.evaluate(element => element === document.activeElement), true, 'the first field has the focus');
+        assert.equal(await field.getAttribute('aria-required'), 'true');
+        assert.equal(await form.getAttribute('aria-label'), 'Arguments of /mcp.srv.review');
+        // Enter with the required argument empty names it; nothing is asked of the server.
+        await page.keyboard.press('Enter');
+        assert.equal(await form.locator('[role=alert]').textContent(), ' "file" is required by /mcp.srv.review: fill it in, or press Escape to cancel.');
+        await page.keyboard.type('src/a.ts');
+        await page.screenshot({ path: screenshotPath('mcp-prompt-arguments') });
+        await page.keyboard.press('Enter');
         await page.waitForFunction(() => (document.querySelector('.qa-chat .qa-input') as HTMLTextAreaElement | null)?.value === 'Please review src/a.ts closely.', undefined, { timeout: 10_000 });
+        assert.equal(await form.count(), 0, 'the form is gone');
+        // Typed with its argument, Enter runs the prompt into the draft instead of sending the command.
+        await chat.input.fill('/mcp.srv.review "file=src/b c.ts"');
+        await chat.input.press('Enter');
+        await page.waitForFunction(() => (document.querySelector('.qa-chat .qa-input') as HTMLTextAreaElement | null)?.value === 'Please review src/b c.ts closely.', undefined, { timeout: 10_000 });
     });
 
     it('a tool\'s question shows as a form in the chat, warns on the key field and fills nothing; Accept sends what the user chose', async () => {

@@ -5,14 +5,16 @@ import URI from '@theia/core/lib/common/uri';
 import * as React from '@theia/core/shared/react';
 import { ACP_AGENT_PREFIX } from '../../common/chat-protocol';
 import { PlanEditor } from './chat-plan-editor';
-import { ChatComposer, mediaTypeOf } from './chat-composer';
+import { PromptFormView } from './chat-prompt-form-view';
+import { mediaTypeOf } from './chat-composer';
+import { ChatComposerService } from './chat-composer-service';
 import { manifestSummary } from './chat-message-view';
 import { ChatCosts } from './chat-usage';
 import { CostRows, ImageNoticeView } from './chat-usage-view';
 import { projectOriginText } from './agent-origin';
 
 export interface ComposerViewProps {
-    composer: ChatComposer;
+    composer: ChatComposerService;
     /** A request is in flight or a summary is being made. */
     busy: boolean;
     summarizing: boolean;
@@ -59,11 +61,12 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
         {suggestions && <div className='qa-suggestions' role='listbox' id='qa-suggestions' aria-label={nls.localize('qodeassist/chat/suggestions', 'Suggestions')}>
             {suggestions.items.map((item, index) => <div key={item.value} role='option' aria-selected={index === suggestions.index} id={`qa-suggestion-${index}`}
                 className={`qa-suggestion${index === suggestions.index ? ' qa-selected' : ''}`} data-value={item.value}
-                onMouseDown={event => { event.preventDefault(); composer.choose(item.value); }}>
+                onMouseDown={event => { event.preventDefault(); composer.suggest.choose(item.value); }}>
                 <i className={codicon(suggestions.trigger.kind === 'skill' ? 'book' : 'file')} aria-hidden='true' /> <span>{item.value}</span>
                 {item.detail && <span className='qa-suggestion-detail'>{item.detail}</span>}
             </div>)}
         </div>}
+        <PromptFormView suggest={composer.suggest} />
         {composer.planDraft !== undefined && <PlanEditor draft={composer.planDraft} change={draft => composer.editPlan(draft)}
             act={plan => { composer.actOn(plan); props.sendAct(); }} cancel={() => composer.editPlan(undefined)} />}
         <textarea
@@ -82,7 +85,7 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
             onChange={event => composer.draftChanged(event.target.value)}
             onKeyDown={event => onInputKeyDown(event, props)}
             onPaste={event => onPaste(event, composer)}
-            onBlur={() => composer.closeSuggestions()}
+            onBlur={() => composer.suggest.close()}
         />
         <div className='qa-composer-actions'>
             <button type='button' className='qa-icon-button' data-action='attach' aria-label={nls.localize('qodeassist/chat/attach', 'Attach files or images')}
@@ -114,7 +117,7 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
                 </button>
                 : <button type='button' className='theia-button qa-send' disabled={summarizing} aria-label={nls.localize('qodeassist/chat/send', 'Send')}
                     title={composer.sendOnEnter() ? nls.localize('qodeassist/chat/sendTitleEnter', 'Send (Enter)') : nls.localize('qodeassist/chat/sendTitleCtrl', 'Send (Ctrl+Enter)')}
-                    onClick={props.send}>
+                    onClick={() => composer.suggest.expandTyped() || props.send()}>
                     <i className={codicon('send')} aria-hidden='true' /> {nls.localize('qodeassist/chat/send', 'Send')}
                 </button>}
         </div>
@@ -126,7 +129,7 @@ export function ComposerView(props: ComposerViewProps): React.ReactElement {
  * The agent and role pickers, together: in a narrow sidebar they take a line of their own
  * rather than being cut to a few letters; each shows its whole choice on hover.
  */
-function Pickers({ composer }: { composer: ChatComposer }): React.ReactElement {
+function Pickers({ composer }: { composer: ChatComposerService }): React.ReactElement {
     const agent = composer.agents.find(candidate => candidate.name === composer.agent);
     const origin = projectOriginText(agent);
     const agentText = composer.agent ? (agent ? `${agent.name} · ${agent.model}${origin ? `\n${origin}` : ''}` : composer.agent) : nls.localize('qodeassist/chat/rosterAgent', 'Auto (chat roster)');
@@ -174,7 +177,7 @@ function AgentUsage({ usage }: { usage: { used: number; size: number; cost?: { a
 }
 
 /** The modes the external agent offers, when it announced any: switching asks the agent. */
-function AgentModes({ composer }: { composer: ChatComposer }): React.ReactElement | null {
+function AgentModes({ composer }: { composer: ChatComposerService }): React.ReactElement | null {
     const modes = composer.externalAgent() ? composer.agentSession?.modes : undefined;
     if (!modes) {
         return null;
@@ -243,7 +246,7 @@ function onDrop(event: React.DragEvent<HTMLDivElement>, { composer, setDragging 
     }
 }
 
-function onPaste(event: React.ClipboardEvent<HTMLTextAreaElement>, composer: ChatComposer): void {
+function onPaste(event: React.ClipboardEvent<HTMLTextAreaElement>, composer: ChatComposerService): void {
     const files = [...event.clipboardData.files];
     if (files.length === 0) {
         return;
@@ -261,17 +264,17 @@ function onInputKeyDown(event: React.KeyboardEvent<HTMLTextAreaElement>, { compo
     if (suggestions) {
         if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
             event.preventDefault();
-            composer.moveSuggestion(event.key === 'ArrowDown' ? 1 : -1);
+            composer.suggest.move(event.key === 'ArrowDown' ? 1 : -1);
             return;
         }
         if (event.key === 'Enter' || event.key === 'Tab') {
             event.preventDefault();
-            composer.choose(suggestions.items[suggestions.index].value);
+            composer.suggest.choose(suggestions.items[suggestions.index].value);
             return;
         }
         if (event.key === 'Escape') {
             event.preventDefault();
-            composer.closeSuggestions();
+            composer.suggest.close();
             return;
         }
     }
@@ -281,6 +284,9 @@ function onInputKeyDown(event: React.KeyboardEvent<HTMLTextAreaElement>, { compo
     const wantsSend = composer.sendOnEnter() ? !event.shiftKey : (event.ctrlKey || event.metaKey);
     if (wantsSend) {
         event.preventDefault();
-        send();
+        // A typed `/mcp.<server>.<prompt> name=value…` runs the prompt into the draft rather than going to the model.
+        if (!composer.suggest.expandTyped()) {
+            send();
+        }
     }
 }

@@ -12,34 +12,20 @@ import {
 } from '../../common/chat-protocol';
 import { QodeAssistPreferences, rulesSettingsOf, skillSettingsOf, toolSettingsOf } from '../qodeassist-preferences';
 import { ChatComposerPort, OutgoingAttachment } from './chat-controller';
-import { applySuggestion, mentionsIn, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
-import { ChatMcpOffers, chooseMcpOffer, draftWithPrompt, McpOffer, partBytes } from './chat-mcp-offers';
+import { Attachment, AttachmentSource, mediaTypeOf, toBase64 } from './chat-attachment';
+import { mentionsIn } from './chat-suggestions';
+import { partBytes } from './chat-mcp-offers';
 import { QodeAssistMcpFeaturesService } from '../../common/mcp-features-protocol';
 import { McpClientImpl } from '../mcp/mcp-client';
-import { commandSuggestions, nextAgentState } from './agent-session-state';
+import { nextAgentState } from './agent-session-state';
+import { ComposerSuggestions, Suggestions } from './chat-composer-suggestions';
 import { HeldImage, holdImage, ImageNotice, imagesNotTakenOf, localImageRefusal, noticeForAttached } from './chat-image-notice';
 import { chatCosts, ChatCosts, RequestUsage } from './chat-usage';
 
 const ESTIMATE_DELAY_MS = 300;
-const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
 
-export interface Attachment extends OutgoingAttachment {
-    /** Kept until sent: when the view switches chats (summarize, open), the copy is made again beside the new one. */
-    bytes: Uint8Array;
-}
-
-export interface Suggestions {
-    trigger: SuggestionTrigger;
-    items: Array<{ value: string; detail?: string }>;
-    index: number;
-}
-
-/** A file to attach whose bytes are read only when it is uploaded. */
-export interface AttachmentSource {
-    name: string;
-    mediaType: string;
-    bytes(): Promise<Uint8Array>;
-}
+export type { Attachment, AttachmentSource, Suggestions };
+export { mediaTypeOf };
 
 /** What the composer needs of its chat: whether a request is in flight, and the backend chat to copy attachments beside. */
 export interface ComposerChat {
@@ -47,21 +33,6 @@ export interface ComposerChat {
     ensureChat(): Promise<string>;
     /** The chat's answers as shown, for what its turns cost (the token counter's popover). */
     readonly transcript?: { readonly messages: ReadonlyArray<{ role: string; requests?: readonly RequestUsage[] }> };
-}
-
-function toBase64(bytes: Uint8Array): string {
-    let binary = '';
-    for (let offset = 0; offset < bytes.length; offset += 0x8000) {
-        binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
-    }
-    return btoa(binary);
-}
-
-export function mediaTypeOf(name: string, given?: string): string {
-    if (given) {
-        return given;
-    }
-    return IMAGE_TYPES[name.split('.').pop()?.toLowerCase() ?? ''] ?? 'text/plain';
 }
 
 /**
@@ -96,9 +67,8 @@ export class ChatComposer implements ChatComposerPort {
     agents: AgentChoice[] = [];
     roles: RoleChoice[] = [];
     protected skillChoices: SkillChoice[] = [];
-    /** The workspace's MCP resources (on `@`) and prompts (on `/`), refreshed when a server's lists change. */
-    protected readonly mcpOffers = new ChatMcpOffers();
-    suggestions: Suggestions | undefined;
+    /** `@` and `/`: the suggestion list, MCP resources and prompts, and a prompt's argument form. */
+    suggest: ComposerSuggestions;
     /** The external agent's modes and commands in this chat now, as its events told them. */
     agentSession: AgentSessionState | undefined;
     /** What the external agent last reported of its context window (it reports no per-request counts). */
@@ -126,7 +96,16 @@ export class ChatComposer implements ChatComposerPort {
         this.syncOpenEditors = this.preferences['qodeassist.chat.syncOpenEditors'];
         this.toDispose.push(this.editors.onCreated(() => this.syncOpenEditors && this.scheduleEstimate()));
         this.toDispose.push({ dispose: () => clearTimeout(this.estimateTimer) });
-        this.toDispose.push(this.mcpClient.onDidChange(() => void this.loadMcpOffers()));
+        this.suggest = new ComposerSuggestions({
+            composer: this, skills: () => this.skillChoices, update: () => this.update(),
+            attach: part => this.attachOne({ name: part.name, mediaType: part.mediaType, bytes: partBytes(part) }),
+            chatService: this.chatService, mcpFeatures: this.mcpFeatures, editors: this.editors, preferences: this.preferences, quickInput: this.quickInput
+        });
+        this.toDispose.push(this.mcpClient.onDidChange(() => void this.suggest.loadMcpOffers()));
+    }
+
+    get suggestions(): Suggestions | undefined {
+        return this.suggest.suggestions;
     }
 
     /** Joins the composer to its chat and its view (which renders on `update`). */
@@ -410,7 +389,7 @@ export class ChatComposer implements ChatComposerPort {
     draftChanged(text: string): void {
         this.draft = text;
         this.scheduleEstimate();
-        void this.updateSuggestions();
+        void this.suggest.update();
     }
 
     setSyncOpenEditors(sync: boolean): void {
@@ -470,116 +449,7 @@ export class ChatComposer implements ChatComposerPort {
         } catch {
             // The pickers stay as they were; sending reports configuration problems with their fix.
         }
-        await this.loadMcpOffers();
-    }
-
-    protected async loadMcpOffers(): Promise<void> {
-        try {
-            this.mcpOffers.set(await this.mcpFeatures.catalog(this.workspacePath));
-        } catch {
-            // No hub answer: nothing of MCP is offered until the servers change again.
-        }
-    }
-
-    async updateSuggestions(): Promise<void> {
-        const input = this.inputElement;
-        const trigger = input ? triggerAt(input.value, input.selectionStart ?? input.value.length) : undefined;
-        if (!trigger) {
-            if (this.suggestions) {
-                this.suggestions = undefined;
-                this.update();
-            }
-            return;
-        }
-        let items: Suggestions['items'];
-        if (trigger.kind === 'skill' && this.externalAgent()) {
-            items = commandSuggestions(this.agentSession, trigger.query);
-        } else if (trigger.kind === 'skill') {
-            items = [...this.skillChoices.filter(skill => skill.name.startsWith(trigger.query)).map(skill => ({ value: skill.name, detail: skill.description })), ...this.mcpOffers.commands(trigger.query)];
-        } else {
-            const open = this.editors.all.filter(widget => widget.editor.uri.scheme === 'file').map(widget => this.relativePath(widget.editor.uri.path.fsPath()));
-            const workspace = this.workspacePath;
-            const found = workspace ? await this.chatService.findFiles(workspace, trigger.query, { useGitignore: this.preferences['qodeassist.tools.useGitignore'] }) : [];
-            const current = this.inputElement ? triggerAt(this.inputElement.value, this.inputElement.selectionStart ?? 0) : undefined;
-            if (current?.query !== trigger.query || current.kind !== trigger.kind) {
-                return;
-            }
-            items = [
-                ...rankMentions(trigger.query, open, found).map(path => ({ value: path, detail: open.includes(path) ? nls.localize('qodeassist/chat/openEditor', 'open editor') : undefined })),
-                ...this.mcpOffers.mentions(trigger.query).slice(0, 12)
-            ];
-        }
-        this.suggestions = items.length > 0 ? { trigger, items, index: 0 } : undefined;
-        this.update();
-    }
-
-    /** Moves the highlighted suggestion down (1) or up (-1), around the ends. */
-    moveSuggestion(step: 1 | -1): void {
-        const suggestions = this.suggestions;
-        if (suggestions) {
-            suggestions.index = (suggestions.index + step + suggestions.items.length) % suggestions.items.length;
-            this.update();
-        }
-    }
-
-    closeSuggestions(): void {
-        if (this.suggestions) {
-            this.suggestions = undefined;
-            this.update();
-        }
-    }
-
-    choose(value: string): void {
-        const input = this.inputElement;
-        if (!input || !this.suggestions) {
-            return;
-        }
-        const offer = this.mcpOffers.offerFor(value);
-        if (offer && (this.suggestions.trigger.kind === 'skill') === (offer.kind === 'prompt')) {
-            void this.chooseMcp(offer, input);
-            return;
-        }
-        const next = applySuggestion(input.value, input.selectionStart ?? input.value.length, this.suggestions.trigger, value);
-        input.value = next.text;
-        this.draft = next.text;
-        input.setSelectionRange(next.caret, next.caret);
-        input.focus();
-        this.suggestions = undefined;
-        this.scheduleEstimate();
-        this.update();
-    }
-
-    /** An MCP resource is read and attached now (its arguments asked first); a prompt's result replaces the `/command`. */
-    protected async chooseMcp(offer: McpOffer, input: HTMLTextAreaElement): Promise<void> {
-        const trigger = this.suggestions!.trigger;
-        const caret = input.selectionStart ?? input.value.length;
-        const typed = input.value;
-        this.suggestions = undefined;
-        // The `@query` typed goes; a prompt's `/command` is replaced by its text once it comes.
-        const without = offer.kind === 'prompt' ? typed : typed.slice(0, trigger.start) + typed.slice(caret).replace(/^\S*\s?/, '');
-        this.setDraft(without);
-        this.error = undefined;
-        this.update();
-        const workspace = this.workspacePath;
-        try {
-            await chooseMcpOffer(offer, {
-                read: resource => this.mcpFeatures.readResource(workspace, resource.server, resource.uri),
-                readTemplate: (template, values) => this.mcpFeatures.readTemplate(workspace, template.server, template.name, values),
-                getPrompt: (prompt, values) => this.mcpFeatures.getPrompt(workspace, prompt.server, prompt.name, values),
-                ask: (chosen, argument) => this.quickInput.input({
-                    title: `${chosen.server}: ${chosen.label}`,
-                    prompt: `${argument.name}${argument.required ? '' : ` (${nls.localize('qodeassist/mcp/optional', 'optional')})`}${argument.description ? ` — ${argument.description}` : ''}`,
-                    placeHolder: argument.name, ignoreFocusLost: true
-                }),
-                attach: part => this.attachOne({ name: part.name, mediaType: part.mediaType, bytes: partBytes(part) }),
-                insert: result => this.setDraft(draftWithPrompt(typed, trigger.start, caret, result).text)
-            });
-        } catch (error) {
-            this.error = error instanceof Error ? error.message.replace(/^Request failed: /, '') : String(error);
-        }
-        this.scheduleEstimate();
-        this.update();
-        this.inputElement?.focus();
+        await this.suggest.loadMcpOffers();
     }
 
     toggleManifest(): void {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { McpCatalog, McpContentPart, McpPromptResult } from '../../common/mcp-features-protocol';
-import { ChatMcpOffers, chooseMcpOffer, draftWithPrompt, McpOffer, McpOfferHost, partBytes } from './chat-mcp-offers';
+import { ChatMcpOffers, chooseMcpOffer, McpOffer, McpOfferHost, partBytes } from './chat-mcp-offers';
 
 const CATALOG: McpCatalog = {
     resources: [{ server: 'docs', uri: 'docs://readme.md', name: 'readme', mimeType: 'text/markdown' }],
@@ -61,11 +61,6 @@ describe('MCP offers in the chat composer', () => {
         const { host, done } = recordingHost(['HEAD', '']);
         assert.equal(await chooseMcpOffer(offers.offerFor('mcp.git.review')!, host), true);
         assert.deepEqual(done, ['ask ref', 'ask focus', 'prompt review {"ref":"HEAD"}', 'insert Review HEAD', 'attach git:diff']);
-    });
-
-    it('the prompt\'s text replaces the /command typed, the rest of the draft kept', () => {
-        assert.deepEqual(draftWithPrompt('/mcp.git.rev', 0, 12, { text: 'Review HEAD', attachments: [] }), { text: 'Review HEAD', caret: 11 });
-        assert.deepEqual(draftWithPrompt('/mcp.git.review and more', 0, 8, { text: 'Review HEAD', attachments: [] }), { text: 'Review HEAD and more', caret: 11 });
     });
 
     it('a part\'s base64 becomes its bytes', () => {

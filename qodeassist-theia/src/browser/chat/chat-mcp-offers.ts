@@ -66,13 +66,6 @@ export function partBytes(part: McpContentPart): Uint8Array {
     return bytes;
 }
 
-/** The draft after choosing a prompt: the `/command` typed so far replaced by the prompt's text as the server returned it. */
-export function draftWithPrompt(draft: string, triggerStart: number, caret: number, result: McpPromptResult): { text: string; caret: number } {
-    const after = draft.slice(caret).replace(/^\S*/, '');
-    const text = draft.slice(0, triggerStart) + result.text + after;
-    return { text, caret: triggerStart + result.text.length };
-}
-
 /** What choosing an MCP offer needs of the composer. */
 export interface McpOfferHost {
     read(offer: Extract<McpOffer, { kind: 'resource' }>): Promise<McpContentPart[]>;

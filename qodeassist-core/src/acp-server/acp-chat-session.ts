@@ -22,6 +22,7 @@ import { SessionCatalog, SessionChoices } from './session-options';
 import { SessionMcpServers } from './session-mcp-servers';
 import { acpStopReason, SessionUpdateMapper } from './session-updates';
 import { absoluteIn } from './tool-call-view';
+import { ToolImageUpdates } from './tool-image-updates';
 import { isInside } from './trusted-configurations';
 
 /** What every session of one connection shares. */
@@ -54,6 +55,7 @@ interface Turn {
 export class AcpChatSession {
     private readonly feature: ChatFeature;
     private readonly mapper: SessionUpdateMapper;
+    private readonly toolImages = new ToolImageUpdates();
     readonly files: ClientFiles;
     private chatIdInUse = '';
     private turn: Turn | undefined;
@@ -238,6 +240,12 @@ export class AcpChatSession {
         return host;
     }
 
+    private sendToolImages(): void {
+        for (const result of this.feature.isOpen(this.sessionId) ? this.toolImages.take(this.feature.history(this.sessionId)) : []) {
+            this.send(this.mapper.result(result.toolCallId, result.content, result.isError, [], result.images));
+        }
+    }
+
     private onEvents(events: readonly ChatEvent[]): void {
         for (const event of events) {
             if (event.type === 'Moved') {
@@ -248,7 +256,11 @@ export class AcpChatSession {
                 void this.feature.cancel(this.sessionId);
             }
         }
-        for (const mapped of this.mapper.map(events)) {
+        // Results of earlier rounds whose images the history holds now: their call shows them after its text.
+        this.sendToolImages();
+        const mappedUpdates = this.mapper.map(events);
+        this.toolImages.note(events, callId => this.mapper.toolCallId(callId));
+        for (const mapped of mappedUpdates) {
             if ('update' in mapped) {
                 this.send(mapped.update);
             } else {
@@ -267,6 +279,10 @@ export class AcpChatSession {
             }
         }
         const end = events.find(event => event.type === 'Finished' || event.type === 'Failed' || event.type === 'Cancelled');
+        if (end) {
+            this.sendToolImages();
+            this.toolImages.clear();
+        }
         const turn = this.turn;
         if (end && turn) {
             const stopped = this.stopRequested;

@@ -144,14 +144,15 @@ export class SessionUpdateMapper {
      * A finished call's update: its output as text, completed or failed. A command that ran in a
      * client terminal keeps the terminal as its content (the client shows its output; the
      * terminal is released by then, so it is not named again) and carries the text as raw output.
+     * `after`: content that follows the text (the images the tool returned).
      */
-    result(toolCallId: string, content: string, isError: boolean, extra: ToolCallContent[] = []): SessionUpdate {
+    result(toolCallId: string, content: string, isError: boolean, extra: ToolCallContent[] = [], after: ToolCallContent[] = []): SessionUpdate {
         const status = isError ? 'failed' : 'completed';
         const rawOutput = { content: shown(content), isError };
         if (this.terminals.delete(toolCallId)) {
             return { sessionUpdate: 'tool_call_update', toolCallId, status, rawOutput };
         }
-        return { sessionUpdate: 'tool_call_update', toolCallId, status, content: [...extra, { type: 'content', content: { type: 'text', text: shown(content) } }], rawOutput };
+        return { sessionUpdate: 'tool_call_update', toolCallId, status, content: [...extra, { type: 'content', content: { type: 'text', text: shown(content) } }, ...after], rawOutput };
     }
 
     private start(callId: string, name: string): SessionUpdate {

@@ -1,13 +1,15 @@
-import { CtxBlock, CtxMessage, CtxTool, NextEditContext, TemplateContext } from '../prompt/template-context';
+import { CtxBlock, CtxTool, NextEditContext, TemplateContext } from '../prompt/template-context';
 import { describeAgentPlan, describeAgentToolCall } from './agent-activity';
 import { HistoryBlock, HistoryMessage } from './conversation-history';
 import { QodeAssistError } from '../wire/error-info';
+import { keptToolImages, ToolResultImage } from '../wire/tool-result-images';
 import { ContentLoader } from './content-loader';
 import { ContextManifest } from './context-manifest';
 import { formatFile } from './env-block';
 import { normalizeToolTrace } from './tool-trace';
 import { protectedCalls, workingSetOf } from './working-set';
-import { EstimateInput, IMAGE_TOKENS, TokenEstimator } from './token-estimator';
+import { EstimateInput, TokenEstimator } from './token-estimator';
+import { applyBudget, findLastIndex, measureAll, measureMessage, Sized } from './context-budget';
 
 export interface SystemLayer {
     name: string;
@@ -75,14 +77,6 @@ export const RULES_LAYER_PREFIX = 'rules: ';
 /** The repository's rules files come after the project's environment, before the skills catalog. */
 const rankOf = (name: string) => LAYER_RANK[name] ?? (name.startsWith(RULES_LAYER_PREFIX) ? 1.5 : 3);
 const WARN_AT = 0.85;
-/** Tool results that are cheap to get again: elided before others of their age. */
-const LOW_SIGNAL: ReadonlySet<string> = new Set(['read_file', 'list_project_files', 'find_file', 'search_project', 'todo', 'load_skill']);
-
-interface Sized {
-    message: CtxMessage;
-    chars: number;
-    images: number;
-}
 
 /**
  * The only producer of `ctx.*`, once per send: placement policy, serialization
@@ -125,7 +119,7 @@ export class ContextAssembler {
 
         manifest.limit = input.budget.contextWindow - input.budget.maxOutputTokens;
         const protectedIds = protectedCalls(working.set);
-        this.applyBudget(messages, fixedChars, input, manifest, estimate, { protectedIds, superseded: working.superseded });
+        applyBudget(messages, fixedChars, input.budget.keepRecentToolRounds, manifest, estimate, { protectedIds, superseded: working.superseded });
         const trace = normalizeToolTrace(messages.map(sized => sized.message));
         for (const filter of manifest.filters) {
             if (filter.kind === 'orphaned_tool_use' || filter.kind === 'orphaned_tool_result') {
@@ -137,7 +131,7 @@ export class ContextAssembler {
             messages.splice(0, messages.length, ...trace.messages.map(measureMessage));
         }
 
-        const measured = this.measure(messages, fixedChars);
+        const measured = measureAll(messages, fixedChars);
         manifest.estimate = estimate(measured.chars, measured.images);
         manifest.history = {
             messages: messages.length,
@@ -204,7 +198,7 @@ export class ContextAssembler {
             for (const block of message.blocks) {
                 const converted = block.type === 'image' && imagelessAgent !== undefined
                     ? imagePlaceholder(block.ref.name, imagelessAgent, manifest)
-                    : await this.convert(block, uses, results, manifest);
+                    : await this.convert(block, uses, results, manifest, imagelessAgent);
                 if (converted) {
                     content.push(converted);
                 }
@@ -217,7 +211,7 @@ export class ContextAssembler {
         return { sized, indexOf };
     }
 
-    private async convert(block: HistoryBlock, uses: Set<string>, results: Set<string>, manifest: ContextManifest): Promise<CtxBlock | undefined> {
+    private async convert(block: HistoryBlock, uses: Set<string>, results: Set<string>, manifest: ContextManifest, imagelessAgent: string | undefined): Promise<CtxBlock | undefined> {
         switch (block.type) {
             case 'text':
                 return { type: 'text', text: block.text };
@@ -240,7 +234,7 @@ export class ContextAssembler {
                     manifest.filters.push({ kind: 'orphaned_tool_result', detail: `${block.name} ${block.toolUseId}` });
                     return undefined;
                 }
-                return { type: 'tool_result', tool_use_id: block.toolUseId, name: block.name, content: block.content, is_error: block.isError };
+                return this.toolResultBlock(block, imagelessAgent, manifest);
             case 'image':
             case 'attachment': {
                 const loaded = await this.loader.load(block.ref);
@@ -318,156 +312,39 @@ export class ContextAssembler {
     }
 
     /**
-     * Stage 0, always: superseded builds and problem lists. Then, until it fits — stage 1: tool
-     * results outside the last rounds, old reads and searches first, then the rest, oldest
-     * first; never the latest build, the latest problems or the last writes. Stage 2: old
-     * attachments and images. Stage 3: whole old tool rounds.
+     * A tool result as the templates read it: its text (which describes every image the tool returned,
+     * for templates and agents without images) and, for an agent that takes images, the images
+     * themselves: fresh bytes, or the chat's saved files read again and held to the same rules
+     * (a file changed since it was written is no image the tool returned).
      */
-    private applyBudget(messages: Sized[], fixedChars: number, input: AssembleInput, manifest: ContextManifest, estimate: (chars: number, images?: number) => number,
-        evidence: { protectedIds: ReadonlySet<string>; superseded: ReadonlySet<string> }): void {
-        // A running total, adjusted per replaced message: elision stays linear in the history length.
-        const running = this.measure(messages, fixedChars);
-        const total = () => estimate(running.chars, running.images);
-        const replace = (index: number, content: CtxBlock[]) => {
-            const before = messages[index];
-            const after = measureMessage({ role: before.message.role, content });
-            running.chars += after.chars - before.chars;
-            running.images += after.images - before.images;
-            messages[index] = after;
-        };
-        // Stage 0, always: a build or problem list that a newer one replaced is stale evidence, not context.
-        messages.forEach((sized, index) => {
-            if (!sized.message.content.some(block => block.type === 'tool_result' && evidence.superseded.has(block.tool_use_id))) {
-                return;
-            }
-            replace(index, sized.message.content.map((block): CtxBlock => {
-                if (block.type !== 'tool_result' || !evidence.superseded.has(block.tool_use_id)) {
-                    return block;
-                }
-                manifest.elisions.push({ kind: 'tool_result', detail: `${block.name} ${block.tool_use_id}`, tokens: estimate(block.content.length), reason: 'superseded' });
-                return { ...block, content: `[superseded by a later ${block.name === 'build_project' ? 'build' : 'problem list'}: see the working set]` };
-            }));
-        });
-        if (total() <= manifest.limit) {
-            return;
+    private async toolResultBlock(block: Extract<HistoryBlock, { type: 'tool_result' }>, imagelessAgent: string | undefined, manifest: ContextManifest): Promise<CtxBlock> {
+        const result: CtxBlock = { type: 'tool_result', tool_use_id: block.toolUseId, name: block.name, content: block.content, is_error: block.isError };
+        if (!block.images?.length) {
+            return result;
         }
-        const keep = input.budget.keepRecentToolRounds ?? 2;
-        const rounds = messages.map((sized, index) => ({ sized, index })).filter(({ sized }) => sized.message.content.some(block => block.type === 'tool_result'));
-        const candidates: Array<{ index: number; id: string; reason: 'low-signal' | 'old' }> = [];
-        for (const { sized, index } of rounds.slice(0, Math.max(0, rounds.length - keep))) {
-            for (const block of sized.message.content) {
-                if (block.type === 'tool_result' && !evidence.protectedIds.has(block.tool_use_id) && !evidence.superseded.has(block.tool_use_id)) {
-                    const reason = LOW_SIGNAL.has(block.name) ? 'low-signal' : 'old';
-                    candidates.push({ index, id: block.tool_use_id, reason });
+        if (imagelessAgent !== undefined) {
+            manifest.filters.push({ kind: 'image_not_taken', detail: `${block.images.length} image(s) from ${block.name} (${imagelessAgent} takes no images)` });
+            return result;
+        }
+        const images: ToolResultImage[] = [];
+        for (const image of block.images) {
+            if ('data' in image) {
+                images.push(image);
+            } else if ('ref' in image) {
+                const loaded = await this.loader.load(image.ref);
+                if (loaded.ok && loaded.kind === 'image') {
+                    images.push({ mediaType: image.mediaType, data: loaded.data });
+                } else {
+                    manifest.filters.push({ kind: 'failed_load', detail: `an image of ${block.name} (${loaded.ok ? 'not an image' : loaded.reason})` });
                 }
             }
         }
-        const rank = { 'low-signal': 0, old: 1 } as const;
-        candidates.sort((a, b) => rank[a.reason] - rank[b.reason] || a.index - b.index);
-        for (const candidate of candidates) {
-            const content = messages[candidate.index].message.content.map((block): CtxBlock => {
-                if (block.type !== 'tool_result' || block.tool_use_id !== candidate.id || block.content.startsWith('[tool result elided')) {
-                    return block;
-                }
-                const tokens = estimate(block.content.length);
-                manifest.elisions.push({ kind: 'tool_result', detail: `${block.name} ${block.tool_use_id}`, tokens, reason: candidate.reason });
-                return { ...block, content: `[tool result elided (${candidate.reason}) — ${tokens} tokens]` };
-            });
-            replace(candidate.index, content);
-            if (total() <= manifest.limit) {
-                return;
-            }
+        const kept = keptToolImages(images);
+        if (kept.length < images.length) {
+            manifest.filters.push({ kind: 'failed_load', detail: `${images.length - kept.length} image(s) of ${block.name} no longer of their type or within the limits` });
         }
-        const lastUser = findLastIndex(messages, sized => sized.message.role === 'user');
-        for (let index = 0; index < messages.length; index++) {
-            if (index === lastUser) {
-                continue;
-            }
-            let changed = false;
-            const content = messages[index].message.content.map((block): CtxBlock => {
-                if (block.type === 'image') {
-                    changed = true;
-                    manifest.elisions.push({ kind: 'image', detail: block.media_type, tokens: IMAGE_TOKENS });
-                    return { type: 'text', text: '[image elided to fit the context]' };
-                }
-                if (block.type === 'text' && block.text.startsWith('Attached file ')) {
-                    changed = true;
-                    const name = block.text.slice('Attached file '.length, block.text.indexOf(':'));
-                    const tokens = estimate(block.text.length);
-                    manifest.elisions.push({ kind: 'attachment', detail: name, tokens });
-                    return { type: 'text', text: `[attachment elided to fit the context: ${name}, ~${tokens} tokens]` };
-                }
-                return block;
-            });
-            if (changed) {
-                replace(index, content);
-                if (total() <= manifest.limit) {
-                    return;
-                }
-            }
-        }
-        this.dropOldRounds(messages, keep, evidence.protectedIds, manifest, estimate, () => total() <= manifest.limit, (chars, images) => {
-            running.chars -= chars;
-            running.images -= images;
-        });
+        return kept.length > 0 ? { ...result, images: kept.map(image => ({ media_type: image.mediaType, data: image.data })) } : result;
     }
-
-    /**
-     * Stage 3: whole old tool rounds — the call and its elided result — go, oldest first, never
-     * one holding protected evidence or among the last rounds. What they did stays in the working
-     * set. A round is only ever dropped whole, so the trace stays paired.
-     */
-    private dropOldRounds(messages: Sized[], keep: number, protectedIds: ReadonlySet<string>, manifest: ContextManifest,
-        estimate: (chars: number) => number, fits: () => boolean, removed: (chars: number, images: number) => void): void {
-        const results = messages.map((sized, index) => ({ sized, index })).filter(({ sized }) => sized.message.role === 'user' && sized.message.content.some(block => block.type === 'tool_result'));
-        const droppable = results.slice(0, Math.max(0, results.length - keep)).map(({ index }) => index).filter(index => {
-            const call = messages[index - 1]?.message;
-            const answer = messages[index].message;
-            return call?.role === 'assistant' && call.content.every(block => block.type === 'tool_use')
-                && answer.content.every(block => block.type === 'tool_result' && !protectedIds.has(block.tool_use_id));
-        });
-        const gone = new Set<number>();
-        for (const index of droppable) {
-            if (fits()) {
-                break;
-            }
-            for (const at of [index - 1, index]) {
-                gone.add(at);
-                removed(messages[at].chars, messages[at].images);
-            }
-            const names = messages[index - 1].message.content.map(block => block.type === 'tool_use' ? block.name : '').join(', ');
-            manifest.elisions.push({ kind: 'tool_round', detail: names, tokens: estimate(messages[index - 1].chars + messages[index].chars), reason: 'old' });
-        }
-        if (gone.size > 0) {
-            messages.splice(0, messages.length, ...messages.filter((_, index) => !gone.has(index)));
-        }
-    }
-
-    private measure(messages: readonly Sized[], fixedChars: number): EstimateInput {
-        let chars = fixedChars;
-        let images = 0;
-        for (const sized of messages) {
-            chars += sized.chars;
-            images += sized.images;
-        }
-        return { chars, images };
-    }
-}
-
-function measureMessage(message: CtxMessage): Sized {
-    let chars = 0;
-    let images = 0;
-    for (const block of message.content) {
-        switch (block.type) {
-            case 'text': chars += block.text.length; break;
-            case 'thinking': chars += block.thinking.length; break;
-            case 'redacted_thinking': chars += block.data.length; break;
-            case 'tool_use': chars += block.name.length + JSON.stringify(block.input).length; break;
-            case 'tool_result': chars += block.content.length; break;
-            case 'image': images++; break;
-        }
-    }
-    return { message, chars, images };
 }
 
 /** An image the agent cannot take, as it goes instead: a line that says so, counted like any text. */
@@ -487,15 +364,6 @@ function imagesRefused(history: readonly HistoryMessage[], agent: string): strin
         + 'Pick an agent that takes images in the chat\'s agent picker, or remove the image.';
 }
 
-function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-    for (let index = items.length - 1; index >= 0; index--) {
-        if (predicate(items[index])) {
-            return index;
-        }
-    }
-    return -1;
-}
-
 function nextEditChars(input: NextEditContext | undefined): number {
-    return input ? input.events.length + input.before.length + input.after.length + input.region_before_cursor.length + input.region_after_cursor.length : 0;
+    return input ? input.events.length + (input.other_events ?? []).reduce((sum, event) => sum + event.path.length + event.diff.length, 0) + input.before.length + input.after.length + input.region_before_cursor.length + input.region_after_cursor.length : 0;
 }

@@ -1,6 +1,7 @@
 import { AssistantBlock } from '../wire/assistant-turn';
 import { UsageCost } from '../config/pricing';
 import { ErrorInfo } from '../wire/error-info';
+import { ToolImageType, ToolResultImage } from '../wire/tool-result-images';
 import type { AcpPlanEntry, AcpToolCallState } from './agent-activity';
 
 /** Stored content (attachment or image) is kept by reference; the ContentLoader materializes it per send. */
@@ -12,13 +13,42 @@ export interface ContentRef {
     mediaType: string;
 }
 
+/**
+ * A tool result's image as a chat keeps it: its bytes while the answer is fresh, a file of the chat's
+ * own (`ref`, named by a hash of its bytes) once the chat was saved, or — in a view's copy of the
+ * history — only its type and size (`bytes`): image bytes never travel to a view with the history.
+ */
+export type ToolImage = ToolResultImage | StoredToolImage | ToolImageSummary;
+export interface StoredToolImage { mediaType: ToolImageType; bytes: number; ref: ContentRef }
+export interface ToolImageSummary { mediaType: string; bytes: number }
+
+/** The stored files a block refers to: an attachment, an image, a tool result's saved images. */
+export function contentRefsOf(block: HistoryBlock): ContentRef[] {
+    if (block.type === 'image' || block.type === 'attachment') {
+        return [block.ref];
+    }
+    return block.type === 'tool_result' ? (block.images ?? []).flatMap(image => 'ref' in image ? [image.ref] : []) : [];
+}
+
+/** The block with each stored file it refers to mapped (a copy moved to another chat's folder). */
+export function mapContentRefs(block: HistoryBlock, map: (ref: ContentRef) => ContentRef): HistoryBlock {
+    if (block.type === 'image' || block.type === 'attachment') {
+        return { ...block, ref: map(block.ref) };
+    }
+    if (block.type === 'tool_result' && block.images?.some(image => 'ref' in image)) {
+        return { ...block, images: block.images.map(image => 'ref' in image ? { ...image, ref: map(image.ref) } : image) };
+    }
+    return block;
+}
+
 /** The typed blocks of the conversation: the single source of truth every view is a projection of. */
 export type HistoryBlock =
     | { type: 'text'; text: string }
     | { type: 'thinking'; text: string; signature?: string }
     | { type: 'redacted_thinking'; data: string }
     | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-    | { type: 'tool_result'; toolUseId: string; name: string; content: string; isError: boolean }
+    /** `images`: what the tool returned besides its text (which describes them), sent to agents that take images. */
+    | { type: 'tool_result'; toolUseId: string; name: string; content: string; isError: boolean; images?: ToolImage[] }
     | { type: 'image'; ref: ContentRef }
     | { type: 'attachment'; ref: ContentRef }
     /** A file written for the chat; `editId` names its record in the chat's edits (an external agent's writes, which Undo reverts). */

@@ -18,7 +18,7 @@ import { McpHubFeatures } from './mcp-hub-features';
 import { McpElicitationPrompt } from './mcp-elicitation';
 import { McpRoots } from './mcp-roots';
 import { McpFeatureHost, McpServerFeatures } from './mcp-server-features';
-import { toolResultText } from './mcp-tool-result';
+import { toolResultParts } from './mcp-tool-result';
 
 /** `needs-consent`: a project server the user has not agreed to start (or whose entry changed since); `needs-sign-in`: a 401 and no usable OAuth tokens. */
 export type McpServerStatus = 'connecting' | 'ready' | 'failed' | 'disabled' | 'needs-consent' | 'needs-sign-in';
@@ -62,6 +62,8 @@ export interface McpHubOptions {
     elicitation?: McpElicitationPrompt;
     /** OAuth for HTTP servers (one for the backend's hubs); without it a 401 is a failure. */
     oauth?: McpOAuth;
+    /** Without `oauth`: why no sign-in can happen here, said when a server answers 401 (then it is not retried: only new credentials help). */
+    noSignIn?: string;
 }
 
 type HubOptions = Required<Pick<McpHubOptions, 'backoffMs' | 'maxBackoffMs'>> & McpHubOptions & { featureHost?: McpFeatureHost };
@@ -144,8 +146,10 @@ class ServerConnection {
         } catch (error) {
             this.features.closed(client);
             await client.close().catch(() => undefined);
-            if (!this.closed && generation === this.generation && error instanceof McpSignInNeededError) {
+            const unauthorized = !this.hub.options.oauth && this.hub.options.noSignIn !== undefined && (error as { code?: unknown }).code === 401;
+            if (!this.closed && generation === this.generation && (error instanceof McpSignInNeededError || unauthorized)) {
                 this.status = 'needs-sign-in'; // No retry loop: only a sign-in (or Reconnect) changes anything.
+                this.error = unauthorized ? `The MCP server "${this.config.name}" answered 401 (it needs authorization); ${this.hub.options.noSignIn}` : this.error;
                 this.hub.changed();
             } else if (!this.closed && generation === this.generation) {
                 this.lost(describe(error));
@@ -162,7 +166,8 @@ class ServerConnection {
         try {
             const result = await this.features.track(running, () =>
                 client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.config.timeouts.callMs, resetTimeoutOnProgress: true, signal }));
-            return { content: this.bounded(toolResultText(result)), isError: result.isError === true };
+            const parts = toolResultParts(result);
+            return { content: this.bounded(parts.text), isError: result.isError === true, ...(parts.images.length > 0 ? { images: parts.images } : {}) };
         } catch (error) {
             if (signal?.aborted) {
                 throw new CancelledError();

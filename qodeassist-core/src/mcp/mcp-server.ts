@@ -8,6 +8,7 @@ import { AddressInfo } from 'node:net';
 import { CtxTool } from '../prompt/template-context';
 import { ToolCall } from '../wire/assistant-turn';
 import { ToolExecution } from '../wire/tool-loop-runner';
+import { keptToolImages } from '../wire/tool-result-images';
 
 /** The tools of one MCP client, gated and confined as a chat's are (a ToolKitExecutor). */
 export interface McpToolSet {
@@ -234,7 +235,9 @@ export class McpToolServer {
                 { callId: String(extra.requestId), name: request.params.name, arguments: request.params.arguments ?? {} },
                 { requestId: `mcp-${clientId()}-${String(extra.requestId)}`, signal: extra.signal }
             );
-            return { content: [{ type: 'text' as const, text: result.content }], isError: result.isError === true };
+            // The images a tool returned go after its text (which describes them), held to the rules of any tool's images.
+            const images = keptToolImages(result.images).map(image => ({ type: 'image' as const, data: image.data, mimeType: image.mediaType }));
+            return { content: [{ type: 'text' as const, text: result.content }, ...images], isError: result.isError === true };
         });
         return server;
     }

@@ -9,8 +9,15 @@ export type CtxBlock =
     | { type: 'thinking'; thinking: string; signature: string }
     | { type: 'redacted_thinking'; data: string }
     | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-    | { type: 'tool_result'; tool_use_id: string; name: string; content: string; is_error: boolean }
+    /** `images`: what the tool returned besides its text, only for an agent that takes images; `content` describes them either way. */
+    | { type: 'tool_result'; tool_use_id: string; name: string; content: string; is_error: boolean; images?: CtxImage[] }
     | { type: 'image'; media_type: string; data: string };
+
+/** An image's bytes as base64, with its media type. */
+export interface CtxImage {
+    media_type: string;
+    data: string;
+}
 
 export interface CtxMessage {
     role: 'user' | 'assistant';
@@ -31,6 +38,8 @@ export interface CtxTool {
 export interface NextEditContext {
     /** Unified-diff hunks of the recent edits in this file; empty when none. */
     events: string;
+    /** Other files' recent edits the model may see, the most recently edited first (each a unified diff with its header); absent or empty when none. */
+    other_events?: Array<{ path: string; diff: string }>;
     /** Read-only lines above the region (ending with a line break when not empty) and below it. */
     before: string;
     after: string;
@@ -131,6 +140,7 @@ export function syntheticContext(): TemplateContext {
         file_info: formatFile({ activeFile: 'src/math.ts', language: 'typescript' }),
         next_edit: {
             events: '--- a/src/math.ts\n+++ b/src/math.ts\n@@ -1,2 +1,2 @@\n-function add(a: number, b: number) {\n+function add(left: number, b: number) {\n     return a + b;\n',
+            other_events: [{ path: 'src/stats.ts', diff: '--- a/src/stats.ts\n+++ b/src/stats.ts\n@@ -4,1 +4,1 @@\n-export const mean = (a: number, b: number) => add(a, b) / 2;\n+export const mean = (left: number, b: number) => add(left, b) / 2;\n' }],
             before: '',
             region_before_cursor: 'function add(left',
             region_after_cursor: ': number, b: number) {\n    return a + b;\n}',

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { describeAgentPlan, describeAgentToolCall } from '../context/agent-activity';
-import { HistoryBlock, HistoryMessage, messageText } from '../context/conversation-history';
+import { HistoryBlock, HistoryMessage, messageText, ToolImage } from '../context/conversation-history';
 import { CostTotal, NEW_CHAT_TITLE, titleFromText } from '../protocol';
 import { ERROR_CATEGORIES, QodeAssistError } from '../wire/error-info';
 import { FileEditRecord } from '../wire/events';
 import { redactSecrets } from '../wire/redaction';
+import { isToolImageType, keptToolImages, MAX_TOOL_RESULT_IMAGES, ToolImageType } from '../wire/tool-result-images';
 
 /*
  * The chat file's format: its types, the schema every file and import is checked against, the
@@ -87,6 +88,27 @@ export interface UnreadableChat {
 }
 
 const contentRef = z.object({ path: z.string(), name: z.string(), mediaType: z.string() });
+/**
+ * A tool result's images: files of the chat's own (`ref`, checked when the chat is loaded), or —
+ * in files written before images were kept as files — inline bytes held to the tool loop's rules.
+ * A file or an import can hold anything: an image against those rules is left out (the result's
+ * text still describes it), never sent, and the rest of the chat still opens.
+ */
+const toolResultImages = z.array(z.object({ mediaType: z.string(), data: z.string().optional(), bytes: z.number().optional(), ref: contentRef.optional() }))
+    .transform(images => {
+        const kept: ToolImage[] = [];
+        for (const image of images) {
+            if (kept.length >= MAX_TOOL_RESULT_IMAGES) {
+                break;
+            }
+            if (image.ref && isToolImageType(image.mediaType) && image.ref.mediaType === image.mediaType && Number.isSafeInteger(image.bytes) && image.bytes! >= 0) {
+                kept.push({ mediaType: image.mediaType, bytes: image.bytes!, ref: image.ref });
+            } else if (image.data !== undefined && !image.ref) {
+                kept.push(...keptToolImages([{ mediaType: image.mediaType as ToolImageType, data: image.data }]));
+            }
+        }
+        return kept;
+    });
 const agentContent = z.discriminatedUnion('type', [
     z.object({ type: z.literal('text'), text: z.string() }),
     z.object({ type: z.literal('image'), mimeType: z.string(), data: z.string().optional(), uri: z.string().optional() }),
@@ -112,7 +134,7 @@ const historyBlock = z.discriminatedUnion('type', [
     z.object({ type: z.literal('thinking'), text: z.string(), signature: z.string().optional() }),
     z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
     z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
-    z.object({ type: z.literal('tool_result'), toolUseId: z.string(), name: z.string(), content: z.string(), isError: z.boolean() }),
+    z.object({ type: z.literal('tool_result'), toolUseId: z.string(), name: z.string(), content: z.string(), isError: z.boolean(), images: toolResultImages.optional() }),
     z.object({ type: z.literal('image'), ref: contentRef }),
     z.object({ type: z.literal('attachment'), ref: contentRef }),
     z.object({ type: z.literal('file_edit'), path: z.string(), summary: z.string(), editId: z.string().optional() }),
@@ -216,8 +238,8 @@ export function titleOf(history: readonly HistoryMessage[]): string {
     return titleFromText(first ? messageText(first) : undefined) ?? NEW_CHAT_TITLE;
 }
 
-/** Block fields kept byte-exact: ids, references to files, and the provider's opaque blobs. */
-const VERBATIM_FIELDS = new Set(['type', 'id', 'toolUseId', 'signature', 'data', 'ref', 'path']);
+/** Block fields kept byte-exact: ids, references to files, the provider's opaque blobs, and a tool result's images (bytes, not text: held to their limits instead). */
+const VERBATIM_FIELDS = new Set(['type', 'id', 'toolUseId', 'signature', 'data', 'ref', 'path', 'images']);
 
 /** Every string in a value (tool arguments, a nested error's providerDetail, …) redacted; object keys kept. */
 function redactDeep(value: unknown, redact: (text: string) => string): unknown {

@@ -2,7 +2,7 @@ import { cp, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:f
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { removeAbandonedTemporaryFiles, writeFileAtomic } from '../config/atomic-file';
 import { createGitIgnoredFolder } from '../config/git-ignored-folder';
-import { ContentRef, HistoryMessage } from '../context/conversation-history';
+import { ContentRef, HistoryMessage, mapContentRefs } from '../context/conversation-history';
 import { chatCostOf, CostTotal } from '../context/usage-totals';
 import { QodeAssistError } from '../wire/error-info';
 import { KnownSecrets, PROCESS_SECRETS, redactKnownValues } from '../wire/redaction';
@@ -10,6 +10,7 @@ import {
     CHAT_FILE_VERSION, ChatFileState, ChatSaveOutcome, ChatSummary, chatTitle, mapVersions, MAX_VERSION_DEPTH, redactChat, StoredChat, storedChatSchema, UnreadableChat,
     versionDepth, versionMessages
 } from './chat-file-format';
+import { ToolImageFiles } from './tool-image-files';
 
 export * from './chat-file-format';
 
@@ -45,6 +46,7 @@ function continues(ours: readonly HistoryMessage[], onDisk: readonly HistoryMess
  */
 export class ChatStore {
     readonly directory: string;
+    private readonly toolImages = new ToolImageFiles(this);
 
     /** `secrets`: the keys resolved so far; by default every key this process resolved. */
     constructor(directory: string, private readonly secrets: KnownSecrets = PROCESS_SECRETS) {
@@ -131,7 +133,7 @@ export class ChatStore {
                 }
             }
         }
-        return chat;
+        return this.toolImages.checked(chat);
     }
 
     /** Where a chat's attached copies live. */
@@ -145,11 +147,15 @@ export class ChatStore {
         return absolute === path && dirname(absolute) === this.attachmentsOf(id);
     }
 
-    /** Writes the chat whole, redacted: a temporary file beside it, flushed, then a rename over the old one. */
+    /**
+     * Writes the chat whole, redacted: a temporary file beside it, flushed, then a rename over the old
+     * one. A tool result's images are written once as files of the chat; the chat file refers to them.
+     */
     async save(chat: StoredChat): Promise<void> {
         const file = this.fileOf(chat.id);
         await createGitIgnoredFolder(this.directory);
-        await writeFileAtomic(file, `${JSON.stringify(this.redacted(chat), undefined, 1)}\n`);
+        const filed = await this.toolImages.filed(chat);
+        await writeFileAtomic(file, `${JSON.stringify(this.redacted(filed), undefined, 1)}\n`);
     }
 
     /**
@@ -159,8 +165,11 @@ export class ChatStore {
      * parses is never overwritten. Between two processes the check and the rename are not one step:
      * a write in that instant can still be lost, a stale copy an hour old cannot.
      */
-    async saveOver(chat: StoredChat, base: ChatFileState): Promise<ChatSaveOutcome> {
-        const file = this.fileOf(chat.id);
+    async saveOver(unfiled: StoredChat, base: ChatFileState): Promise<ChatSaveOutcome> {
+        const file = this.fileOf(unfiled.id);
+        await createGitIgnoredFolder(this.directory);
+        // As it would be written (images as files) before it is compared with what is on disk.
+        const chat = await this.toolImages.filed(unfiled);
         let revision = base.revision;
         const stamp = await stampOf(file);
         if (stamp !== undefined && stamp !== base.stamp) {
@@ -258,14 +267,14 @@ export class ChatStore {
         }
     }
 
-    /** The history with the attachments kept in the folders of `fromIds` referring to their copies in the folder of `toId`. */
+    /** The history with the attachments (and a tool result's saved images) kept in the folders of `fromIds` referring to their copies in the folder of `toId`. */
     relocateAttachments(history: readonly HistoryMessage[], fromIds: readonly string[], toId: string): HistoryMessage[] {
         const relocated = (ref: ContentRef): ContentRef => fromIds.some(from => this.ownsAttachment(from, ref.path))
             ? { ...ref, path: join(this.attachmentsOf(toId), basename(ref.path)) }
             : ref;
         return history.map(message => ({
             ...message,
-            blocks: message.blocks.map(block => block.type === 'image' || block.type === 'attachment' ? { ...block, ref: relocated(block.ref) } : block)
+            blocks: message.blocks.map(block => mapContentRefs(block, relocated))
         }));
     }
 

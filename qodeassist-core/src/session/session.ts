@@ -362,7 +362,10 @@ export class Session {
         this.messages.push({ role: 'assistant', blocks: historyBlocksOf(turn.blocks), ...(usage ? { usage } : {}) });
         this.messages.push({
             role: 'user',
-            blocks: results.map(result => ({ type: 'tool_result', toolUseId: result.callId, name: result.name, content: result.content, isError: result.isError }))
+            blocks: results.map((result): HistoryBlock => ({
+                type: 'tool_result', toolUseId: result.callId, name: result.name, content: result.content, isError: result.isError,
+                ...(result.images?.length ? { images: result.images } : {})
+            }))
         });
     }
 

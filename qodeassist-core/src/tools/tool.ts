@@ -4,6 +4,7 @@ import { PermissionClass } from '../ports/permission-prompt';
 import { IProjectScanner } from '../ports/project-scanner';
 import { CtxTool } from '../prompt/template-context';
 import { FileEditRecord, RequestId } from '../wire/events';
+import { ToolResultImage } from '../wire/tool-result-images';
 import { WorkspaceFiles } from './workspace-files';
 
 /** What a tool gets besides its arguments. */
@@ -32,11 +33,15 @@ export interface WriteQuestion {
     protectedPath?: string;
 }
 
-/** What a tool returns: text the model reads, and for edits the record the chat can show, apply and undo. */
+/**
+ * What a tool returns: text the model reads, and for edits the record the chat can show, apply and undo.
+ * `images` go to an agent that takes images besides the text, which describes each of them for any other.
+ */
 export interface ToolOutcome {
     content: string;
     isError?: boolean;
     fileEdit?: FileEditRecord;
+    images?: ToolResultImage[];
 }
 
 export interface Tool<Args = Record<string, unknown>> {

@@ -6,6 +6,7 @@ import { CancelledError, untilAborted } from '../wire/error-info';
 import { RequestId } from '../wire/events';
 import { redactKnownValues } from '../wire/redaction';
 import { ToolExecution, ToolExecutor } from '../wire/tool-loop-runner';
+import { keptToolImages } from '../wire/tool-result-images';
 import { capHead } from './output-cap';
 import { AnyTool, toolDefinition, ToolOutcome, WriteQuestion } from './tool';
 import { ToolInputError, WorkspaceFiles } from './workspace-files';
@@ -77,7 +78,9 @@ export class ToolKitExecutor implements ToolExecutor {
         const outcome = { ...raw, content: redactKnownValues(raw.content) };
         this.options.onOutcome?.(call, outcome);
         const content = capHead(outcome.content, MAX_TOOL_RESULT_CHARS, 'no tool result is handed over longer than this; ask the tool for less');
-        return { content, isError: outcome.isError, ...(outcome.fileEdit ? { fileEdit: outcome.fileEdit } : {}) };
+        // Image bytes are not text to redact; they are held to the allowlist and the size limits instead.
+        const images = keptToolImages(outcome.images);
+        return { content, isError: outcome.isError, ...(outcome.fileEdit ? { fileEdit: outcome.fileEdit } : {}), ...(images.length > 0 ? { images } : {}) };
     }
 
     private enabledTools(): AnyTool[] {

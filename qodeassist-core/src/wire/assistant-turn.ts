@@ -1,4 +1,5 @@
 import { StopReason } from './events';
+import { ToolResultImage } from './tool-result-images';
 
 /** One block of what the model said, normalized across protocols (for history and UI). */
 export type AssistantBlock =
@@ -29,6 +30,8 @@ export interface ToolResultInput {
     name: string;
     content: string;
     isError: boolean;
+    /** Images the tool returned, already within the allowlist and limits (tool-result-images.ts). */
+    images?: ToolResultImage[];
 }
 
 export function toolCallsOf(turn: AssistantTurn): ToolCall[] {

@@ -56,6 +56,8 @@ export interface ToolResult {
     isError: boolean;
     /** Set when the call wrote a file. */
     fileEdit?: FileEditRecord;
+    /** How many images went with the result (their bytes are in the history, not in the event). */
+    imageCount?: number;
 }
 
 export interface Usage {

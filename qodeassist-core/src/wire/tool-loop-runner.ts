@@ -4,17 +4,19 @@ import { FileEditRecord, RequestId, ResponseEvent } from './events';
 import { EventBatch, streamWire, WireRequest } from './wire-client';
 import { RequestBody, WireProtocol } from './wire-protocols';
 import { DEFAULT_LIMITS, raiseLimitAdvice } from './request-limits';
+import { keptToolImages, ToolResultImage } from './tool-result-images';
 
 /** Runs one tool call for the loop. The IDE side (permissions, confinement) lives behind this port. */
 export interface ToolExecutor {
     execute(call: ToolCall, context: { requestId: RequestId; signal?: AbortSignal }): Promise<ToolExecution>;
 }
 
-/** What a tool call produced: the text the model reads, and for a write the record the chat shows. */
+/** What a tool call produced: the text the model reads, the images it returned, and for a write the record the chat shows. */
 export interface ToolExecution {
     content: string;
     isError?: boolean;
     fileEdit?: FileEditRecord;
+    images?: ToolResultImage[];
 }
 
 export interface ToolLoopOptions {
@@ -114,8 +116,13 @@ export class ToolLoopRunner {
         if (request.signal?.aborted) {
             throw new CancelledError();
         }
-        const input: ToolResultInput = { callId: call.callId, name: call.name, content: result.content, isError: result.isError ?? false };
-        yield [{ type: 'ToolResult', requestId: request.requestId, ...input, ...(result.fileEdit ? { fileEdit: result.fileEdit } : {}) }];
+        const images = keptToolImages(result.images);
+        const input: ToolResultInput = { callId: call.callId, name: call.name, content: result.content, isError: result.isError ?? false, ...(images.length > 0 ? { images } : {}) };
+        // The view is told how many images went with the result; their bytes stay in the history.
+        yield [{
+            type: 'ToolResult', requestId: request.requestId, callId: input.callId, name: input.name, content: input.content, isError: input.isError,
+            ...(images.length > 0 ? { imageCount: images.length } : {}), ...(result.fileEdit ? { fileEdit: result.fileEdit } : {})
+        }];
         return input;
     }
 

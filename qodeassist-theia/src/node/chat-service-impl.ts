@@ -1,5 +1,5 @@
 import {
-    ChatChanges, ChatFeature, ChatOwners, ChatRewind, ChatStore, ContentRef, ContextManifest, ImagesNotTakenError, qodeassistHome, QodeAssistError, QodeAssistRuntime,
+    ChatChanges, ChatFeature, eventsForView, ChatOwners, ChatRewind, ChatStore, ContentRef, ContextManifest, ImagesNotTakenError, openedForView, qodeassistHome, QodeAssistError, QodeAssistRuntime,
     RestoreMode, RestoreOutcome, RestorePreview, RestoreToResult, StoredFileEdit, WorkspaceCheckpoints, WorkspaceFiles
 } from '@qodeassist/core';
 import { join } from 'node:path';
@@ -40,7 +40,8 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         this.client = client;
         this.feature.setHost(client && {
             onEvents: (chatId, events) => {
-                this.outboxFor(chatId)?.push(events);
+                // A tool result's images go to the view as their type and size: their bytes stay in the backend.
+                this.outboxFor(chatId)?.push(eventsForView(events));
                 if (events.some(event => event.type === 'Moved')) {
                     // Sent at once (not a delta); later events go under the new id.
                     this.closeOutbox(chatId);
@@ -62,7 +63,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     async openSession(storage: ChatStorage, chatId?: string): Promise<OpenedChat> {
         // What was held for the view before goes first: the view rebuilds from what this returns, later events follow it.
         this.outboxes.get(chatId ?? '')?.flush();
-        return this.feature.open(storage, chatId);
+        return openedForView(await this.feature.open(storage, chatId));
     }
 
     send(chatId: string, input: ChatInput, options: ChatSendOptions): Promise<string> {
@@ -100,7 +101,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
     async summarize(chatId: string, options: ChatSendOptions): Promise<OpenedChat> {
         const opened = await this.feature.summarize(chatId, options);
         this.closeOutbox(chatId);
-        return opened;
+        return openedForView(opened);
     }
 
     async compressIfFull(chatId: string, input: ChatInput, options: ChatSendOptions, percent: number): Promise<OpenedChat | undefined> {
@@ -108,7 +109,7 @@ export class QodeAssistChatServiceImpl implements QodeAssistChatService {
         if (opened) {
             this.closeOutbox(chatId);
         }
-        return opened;
+        return opened && openedForView(opened);
     }
 
     async cancelSummary(chatId: string): Promise<void> {

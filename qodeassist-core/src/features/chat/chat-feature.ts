@@ -8,12 +8,14 @@ import { QodeAssistError, toErrorInfo } from '../../wire/error-info';
 import { attachmentRefusal } from './attachment-rules';
 import { checkImageFor } from './chat-agents';
 import { ChatTurnContext, forwardSessionEvents, invokeRecordedSkill, keptError, prepareTurn, recordableBlocks, turnBlocks } from './chat-turn';
-import { branching, branchOff, BranchingChat, branchViews, cutAfter, indexOfTurn, lastQuestion, switchToBranch } from './chat-branches';
+import { branching, branchOff, indexOfTurn, lastQuestion } from './chat-branches';
+import { ChatRewrites } from './chat-rewrites';
 import {
     ChatEvent, ChatHost, ChatInput, ChatStorage, ChatTurnOptions, OpenedChat, TurnPosition
 } from './chat-types';
 import { ChatOwners } from './chat-owners';
-import { compressionDue, summarizeChat, SummaryRuns } from './chat-summary';
+import { ChatSummaries } from './chat-summaries';
+import { openChatIn } from './chat-opening';
 import { ChatLibrary, defaultChatStore } from './chat-library';
 import { ChatPickers } from './chat-pickers';
 import { ChatViewer, OpenChat } from './open-chat';
@@ -57,8 +59,10 @@ export class ChatFeature {
     /** "Restore to here", "Undo restore" and the review of what the chat changed; undefined without checkpoints. */
     readonly rewind: ChatRewind | undefined;
     private readonly turnCheckpoints: TurnCheckpoints | undefined;
+    /** Edits, regenerates, resets and versions brought back. */
+    private readonly rewrites: ChatRewrites;
     /** The summaries this window is making: Stop (cancelSummary), closing the chat or the window stops them. */
-    private readonly summaries = new SummaryRuns();
+    private readonly summaries: ChatSummaries;
     /** This window as the chats it shows know it. */
     private readonly viewer: ChatViewer = {
         onEvents: (chatId, events) => this.host?.onEvents(chatId, events),
@@ -88,6 +92,15 @@ export class ChatFeature {
             }
         });
         this.library = new ChatLibrary(this.owners, storage => this.storeFor(storage));
+        this.summaries = new ChatSummaries(options, {
+            viewer: this.viewer, chatFor: chatId => this.chatFor(chatId), estimate: (chatId, input, turn) => this.estimate(chatId, input, turn),
+            replace: async (chat, summary) => {
+                this.owners.add(summary);
+                this.show(summary);
+                await this.close(chat.id);
+            }
+        });
+        this.rewrites = new ChatRewrites(this.owners, { chatFor: chatId => this.chatFor(chatId), stillShown: chat => this.stillShown(chat) });
         this.pickers = new ChatPickers(options.configurations, options.runtime);
         this.turns = {
             runtime: options.runtime, configurations: options.configurations, host: () => this.host,
@@ -101,7 +114,7 @@ export class ChatFeature {
         this.turnCheckpoints = checkpoints && new TurnCheckpoints(checkpoints, { notice: (chatId, message) => this.host?.onNotice(chatId, message), logger: options.runtime.logger });
         this.rewind = checkpoints && new ChatRewind(checkpoints, {
             busy: chatId => !!this.chats.get(chatId)?.live || !!this.chats.get(chatId)?.session?.busy,
-            cutBefore: (chatId, turn) => this.cutBefore(chatId, turn),
+            cutBefore: (chatId, turn) => this.rewrites.cutBefore(chatId, turn),
             bringBack: (chatId, branchId) => this.switchBranch(chatId, branchId)
         });
     }
@@ -123,39 +136,8 @@ export class ChatFeature {
      * A new chat, or a saved one. A chat another window (or this one) has open already is shown
      * as it is now, a running answer included; nothing is cancelled or read again.
      */
-    async open(storage: ChatStorage, chatId?: string): Promise<OpenedChat> {
-        const store = this.storeFor(storage);
-        if (!chatId) {
-            const chat = new OpenChat(randomUUID(), store, { createdAt: new Date().toISOString(), edits: {} });
-            this.owners.add(chat);
-            this.show(chat);
-            return { chatId: chat.id };
-        }
-        const owned = () => {
-            const chat = this.owners.find(store, chatId);
-            if (chat) {
-                this.show(chat);
-                const view = chat.view();
-                const agentSession = chat.agentLink?.state();
-                return { chatId, ...view, branches: branchViews(view.chat?.history ?? [], chat.record.branches ?? []), ...(agentSession ? { agentSession } : {}) };
-            }
-            return undefined;
-        };
-        const shown = owned();
-        if (shown) {
-            return shown;
-        }
-        const { chat: stored, state } = await store.open(chatId);
-        const original = stored.compressedFrom ? await store.load(stored.compressedFrom).then(chat => chat.history, () => undefined) : undefined;
-        // Another window may have opened it while the file was read: there is one owner.
-        const shownMeanwhile = owned();
-        if (shownMeanwhile) {
-            return shownMeanwhile;
-        }
-        const chat = OpenChat.fromStored(store, stored, original, state);
-        this.owners.add(chat);
-        this.show(chat);
-        return { chatId, chat: stored, branches: branchViews(stored.history, stored.branches ?? []) };
+    open(storage: ChatStorage, chatId?: string): Promise<OpenedChat> {
+        return openChatIn(this.owners, this.storeFor(storage), chatId, chat => this.show(chat));
     }
 
     /**
@@ -180,7 +162,7 @@ export class ChatFeature {
             }
             // The view edits the text: the question's attachments go with it.
             const carried = chat.history[at].blocks.flatMap(block => block.type === 'image' || block.type === 'attachment' ? [block.ref] : []);
-            this.rewrite(chat, branchOff(branching(chat), at, 'edit'));
+            this.rewrites.rewrite(chat, branchOff(branching(chat), at, 'edit'));
             return carried;
         });
     }
@@ -253,7 +235,7 @@ export class ChatFeature {
                 const cut = branchOff(branching(chat), last + 1, 'regenerate');
                 // A message kept when it could not go holds `/skill …` as typed: asked again, the skill is invoked.
                 cut.history[last] = invokeRecordedSkill(cut.history[last], skills);
-                this.rewrite(chat, cut);
+                this.rewrites.rewrite(chat, cut);
                 const requestId = await session.send([], policy);
                 this.owners.save(chat);
                 return requestId;
@@ -283,17 +265,14 @@ export class ChatFeature {
         });
     }
 
-    /**
-     * Resets the chat to a message: it ends with that question (its answer goes) or that answer
-     * (the later messages go). What goes is kept as a version the user can bring back.
-     */
-    async resetTo(chatId: string, position: TurnPosition): Promise<void> {
-        await this.idleRewrite(chatId, chat => branchOff(branching(chat), cutAfter(chat.history, position), 'reset'));
+    /** Resets the chat to a message, what goes kept as a version (ChatRewrites.resetTo). */
+    resetTo(chatId: string, position: TurnPosition): Promise<void> {
+        return this.rewrites.resetTo(chatId, position);
     }
 
-    /** Brings back a replaced version of the chat; what it replaces is kept as a version in turn. */
-    async switchBranch(chatId: string, branchId: string): Promise<void> {
-        await this.idleRewrite(chatId, chat => switchToBranch(branching(chat), branchId));
+    /** Brings back a replaced version of the chat (ChatRewrites.switchBranch). */
+    switchBranch(chatId: string, branchId: string): Promise<void> {
+        return this.rewrites.switchBranch(chatId, branchId);
     }
 
     /**
@@ -315,26 +294,14 @@ export class ChatFeature {
         return chat.store.storeAttachment(chat.id, name, mediaType, bytes);
     }
 
-    /**
-     * Summarizes the chat through the compression roster into a new chat linked to this one; the
-     * original is kept. Stopped (cancelSummary) or failed, it leaves the chat as it was and writes nothing.
-     */
+    /** Summarizes the chat into a new chat linked to it (ChatSummaries.summarize). */
     summarize(chatId: string, options: ChatTurnOptions): Promise<OpenedChat> {
-        return this.summaries.run(chatId, signal => this.summarizeInto(this.chatFor(chatId), options, { signal }));
+        return this.summaries.summarize(chatId, options);
     }
 
-    /**
-     * Auto-compression: before a send that would fill more than `percent` of the agent's budget, the
-     * chat is summarized into a new one that keeps its recent turns; undefined when the send fits. Stoppable like summarize.
-     */
-    async compressIfFull(chatId: string, input: ChatInput, options: ChatTurnOptions, percent: number): Promise<OpenedChat | undefined> {
-        if (!(percent > 0)) {
-            return undefined;
-        }
-        return this.summaries.run(chatId, async signal => {
-            const due = compressionDue(await this.estimate(chatId, input, options), percent);
-            return due && this.summarizeInto(this.chatFor(chatId), options, { signal, ...due });
-        });
+    /** Auto-compression before a send that would fill the chat (ChatSummaries.compressIfFull). */
+    compressIfFull(chatId: string, input: ChatInput, options: ChatTurnOptions, percent: number): Promise<OpenedChat | undefined> {
+        return this.summaries.compressIfFull(chatId, input, options, percent);
     }
 
     /** Stops this window's summary of the chat, if one is being made: the chat stays as it was. */
@@ -411,22 +378,6 @@ export class ChatFeature {
         this.host = undefined;
     }
 
-    /** The summary replaces the chat in this window; the original stays saved. */
-    private async summarizeInto(chat: OpenChat, options: ChatTurnOptions, run: { signal: AbortSignal; keepRecentTokens?: number }): Promise<OpenedChat> {
-        if (chat.live && chat.sender !== this.viewer) {
-            // Never at the cost of an answer another window is waiting for.
-            throw new QodeAssistError({ category: 'Validation', message: 'An answer another window asked for is being written in this chat; summarize once it has ended.' });
-        }
-        chat.agentLink?.cancel();
-        await chat.session?.cancel();
-        await chat.saving;
-        const { summary, stored } = await summarizeChat(this.options, chat, options, run);
-        this.owners.add(summary);
-        this.show(summary);
-        await this.close(chat.id);
-        return { chatId: summary.id, chat: stored };
-    }
-
     private show(chat: OpenChat): void {
         chat.viewers.add(this.viewer);
         this.chats.set(chat.id, chat);
@@ -479,46 +430,6 @@ export class ChatFeature {
         return requestId;
     }
 
-    /** The chat's history, edits and versions replaced; every window is told. An external agent's session no longer matches it: the next message starts a new one. */
-    private rewrite(chat: OpenChat, next: BranchingChat): void {
-        chat.agentLink?.forgetSession();
-        chat.record.agentSession = undefined;
-        chat.replaceHistory(next.history);
-        chat.record.edits = next.edits;
-        chat.record.branches = next.branches;
-        this.owners.broadcast(chat, [chat.historyEvent()]);
-    }
-
-    /** A rewrite while no answer is being written (one is: stop it first), saved before it resolves. */
-    private async idleRewrite(chatId: string, next: (chat: OpenChat) => BranchingChat): Promise<void> {
-        const chat = this.chatFor(chatId);
-        await chat.exclusive(async () => {
-            if (chat.live || chat.session?.busy) {
-                throw new QodeAssistError({ category: 'Validation', message: 'An answer is being written in this chat; stop it or let it finish, then try again.' });
-            }
-            this.stillShown(chat);
-            this.rewrite(chat, next(chat));
-            this.owners.save(chat);
-        });
-        await chat.saving;
-    }
-
-    /** "Restore to here" with the chat: it goes back to before its `turn`-th question, what goes kept as a version (its id returned, for "Undo restore"). */
-    private async cutBefore(chatId: string, turn: number): Promise<string | undefined> {
-        let branchId: string | undefined;
-        await this.idleRewrite(chatId, chat => {
-            const at = indexOfTurn(chat.history, turn);
-            if (at === undefined) {
-                throw new QodeAssistError({ category: 'Validation', message: `The chat has no message ${turn + 1} to restore to; it changed meanwhile. Reload the chat.` });
-            }
-            const earlier = new Set((chat.record.branches ?? []).map(branch => branch.id));
-            const next = branchOff(branching(chat), at, 'reset');
-            branchId = next.branches.find(branch => !earlier.has(branch.id))?.id;
-            return next;
-        });
-        return branchId;
-    }
-
     /** An external agent's turn ended: the checkpoint after it, and what it changed on disk told to every window showing the chat. */
     private async afterAgentTurn(chat: OpenChat, requestId: string): Promise<void> {
         const changes = await this.turnCheckpoints?.after(chat, requestId);
@@ -540,7 +451,7 @@ export class ChatFeature {
         this.stillShown(chat);
         await this.turnCheckpoints?.before(chat, options.workspacePath, true, true);
         chat.sender = this.viewer;
-        this.rewrite(chat, branchOff(branching(chat), last + 1, 'regenerate'));
+        this.rewrites.rewrite(chat, branchOff(branching(chat), last + 1, 'regenerate'));
         const requestId = await sendToAgent(this.agentTurns, chat, { text: '', attachments: [] }, options, this.window(chat), chat.history[last]);
         this.owners.save(chat);
         return requestId;

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ContentRef, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
+import { ContentRef, contentRefsOf, HistoryBlock, HistoryMessage, ToolImage } from '../../context/conversation-history';
+import { keptToolImages, ToolImageType } from '../../wire/tool-result-images';
 import { ChatBranch, ChatStore, chatTitle, chatToMarkdown, CHAT_FILE_VERSION, mapVersions, MAX_VERSION_DEPTH, StoredChat, storedChatSchema, versionDepth, versionMessages } from '../../session/chat-store';
 import { QodeAssistError } from '../../wire/error-info';
 import { attachmentRefusal } from './attachment-rules';
@@ -71,10 +72,8 @@ export class ChatLibrary {
         const chat = await this.loadSaved(storage, chatId);
         const refs = new Map<string, ContentRef>();
         for (const message of messagesOf(chat)) {
-            for (const block of message.blocks) {
-                if (block.type === 'image' || block.type === 'attachment') {
-                    refs.set(block.ref.path, block.ref);
-                }
+            for (const ref of message.blocks.flatMap(contentRefsOf)) {
+                refs.set(ref.path, ref);
             }
         }
         const attachments: ChatExport['attachments'] = [];
@@ -117,6 +116,10 @@ export class ChatLibrary {
             for (const message of messages) {
                 const blocks: HistoryBlock[] = [];
                 for (const block of message.blocks) {
+                    if (block.type === 'tool_result') {
+                        blocks.push(importedToolImages(block, byPath, notes));
+                        continue;
+                    }
                     if (block.type !== 'image' && block.type !== 'attachment') {
                         blocks.push(block);
                         continue;
@@ -175,6 +178,31 @@ export class ChatLibrary {
         }
         return store.storeAttachment(id, attachment.name, attachment.mediaType, bytes);
     }
+}
+
+/**
+ * A tool result's images from the export's own bytes, held to the tool loop's rules; the store
+ * writes them as the new chat's files when it saves. One missing or against the rules is left out.
+ */
+function importedToolImages(block: Extract<HistoryBlock, { type: 'tool_result' }>, byPath: ReadonlyMap<string, ChatExport['attachments'][number]>, notes: string[]): HistoryBlock {
+    if (!block.images?.length) {
+        return block;
+    }
+    const images: ToolImage[] = [];
+    for (const image of block.images) {
+        const exported = 'ref' in image ? byPath.get(image.ref.path) : undefined;
+        const candidate = 'data' in image ? image : exported ? { mediaType: image.mediaType as ToolImageType, data: exported.base64 } : undefined;
+        const kept = keptToolImages(candidate ? [candidate] : []);
+        if (kept.length === 0) {
+            notes.push(`An image ${block.name} returned was ${candidate ? 'not an image the chat takes' : 'not in the export'}; it is left out.`);
+        }
+        images.push(...kept);
+    }
+    const imported: HistoryBlock = { ...block, images };
+    if (images.length === 0) {
+        delete imported.images;
+    }
+    return imported;
 }
 
 /** The export a text holds, checked: size, JSON, format and version, every field. */

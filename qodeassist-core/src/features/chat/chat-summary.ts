@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { ConfigurationProvider } from '../../agents/configuration-service';
 import { compressWithRoster } from '../../agents/roster-compression';
 import { ContextManifest } from '../../context/context-manifest';
-import { HistoryMessage } from '../../context/conversation-history';
+import { contentRefsOf, HistoryMessage } from '../../context/conversation-history';
 import { CHAT_FILE_VERSION, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { QodeAssistError } from '../../wire/error-info';
@@ -69,7 +69,7 @@ export async function summarizeChat(
 /** The kept messages' attachments copied into the summary chat's own folder (a chat file refers only to its own copies). */
 async function copyAttachments(chat: OpenChat, kept: readonly HistoryMessage[], toId: string): Promise<HistoryMessage[]> {
     const owners = [chat.id, ...chat.formerIds];
-    const refs = kept.flatMap(message => message.blocks.flatMap(block => block.type === 'image' || block.type === 'attachment' ? [block.ref] : []))
+    const refs = kept.flatMap(message => message.blocks.flatMap(contentRefsOf))
         .filter(ref => owners.some(owner => chat.store.ownsAttachment(owner, ref.path)));
     if (refs.length === 0) {
         return [...kept];

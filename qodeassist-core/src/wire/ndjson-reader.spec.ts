@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { QodeAssistError } from './error-info';
-import { lazyStream } from './lazy-stream.spec-support';
+import { lazyStream, liveHeap } from './lazy-stream.spec-support';
 import { readNdjsonLines } from './ndjson-reader';
 import { DEFAULT_LIMITS } from './request-limits';
 
@@ -39,7 +39,7 @@ describe('readNdjsonLines', () => {
 
     it('a 600 MB line with no end fails one piece past 8 MiB, keeps the lines before it, and holds memory flat', async () => {
         const stream = lazyStream('{"n":1}\n{"n":2}\n{"text":"', 600 * 1024 * 1024);
-        const heapBefore = process.memoryUsage().heapUsed;
+        const heapBefore = liveHeap();
         const { lines, error } = await read(stream.chunks);
         assertRecordLimit(error, '8 MiB');
         assert.deepEqual(lines, ['{"n":1}', '{"n":2}']);

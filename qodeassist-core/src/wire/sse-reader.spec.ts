@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { QodeAssistError } from './error-info';
 import { DEFAULT_LIMITS } from './request-limits';
 import { readServerSentEvents } from './sse-reader';
-import { lazyStream } from './lazy-stream.spec-support';
+import { lazyStream, liveHeap } from './lazy-stream.spec-support';
 
 type Message = { event?: string; data: string };
 
@@ -85,7 +85,7 @@ describe('readServerSentEvents', () => {
         it('a 600 MB event with no line end fails one piece past 8 MiB, keeps the events before it, and holds memory flat', async () => {
             const head = 'data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"text":"';
             const stream = lazyStream(head, 600 * 1024 * 1024);
-            const heapBefore = process.memoryUsage().heapUsed;
+            const heapBefore = liveHeap();
             const { messages, error } = await read(stream.chunks);
             assertRecordLimit(error, '8 MiB');
             assert.deepEqual(messages, [{ data: '{"n":1}' }, { data: '{"n":2}' }]);

@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-require('../lib/bench/main').main();
+require('../lib/bench-cli/main').main();

@@ -6,7 +6,7 @@ import { PermissionAnswer, PermissionRequest } from '../ports/permission-prompt'
 import { ITerminal } from '../ports/process-ports';
 import { QodeAssistRuntime } from '../runtime/qodeassist-runtime';
 import { ChatStore } from '../session/chat-store';
-import { ToolSettings } from '../runtime/tool-kit';
+import { ToolSettings } from '../runtime/request-tools';
 import { AnyTool } from '../tools/tool';
 import { redactSecrets } from '../wire/redaction';
 import { chatAgentFor } from '../features/chat/chat-agents';

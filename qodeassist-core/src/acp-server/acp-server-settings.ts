@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ChainedSecretsStore, DotEnvSecretsStore, EnvironmentSecretsStore, FileSecretsStore, RecordingSecretsStore, SecretsStore } from '../config/secrets-store';
 import { LogLevel } from '../ports/logger';
-import { ToolSettings } from '../runtime/tool-kit';
+import { ToolSettings } from '../runtime/request-tools';
 import { QodeAssistError } from '../wire/error-info';
 
 export const ACP_USAGE = `qodeassist-acp — QodeAssist's chat as an Agent Client Protocol (ACP) agent on stdin/stdout,

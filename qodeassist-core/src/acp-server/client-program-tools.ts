@@ -3,7 +3,7 @@ import { CommandBuildRunner } from '../tools/node-process';
 import { createBuildTool, createTerminalTool, defaultAllowedCommands, splitCommandLine } from '../tools/process-tools';
 import { AnyTool } from '../tools/tool';
 import { ToolInputError } from '../tools/workspace-files';
-import { ToolSettings } from '../runtime/tool-kit';
+import { ToolSettings } from '../runtime/request-tools';
 
 /** The client terminal of the session a chat belongs to, for one call (the terminal shows in that call's view). */
 export type TerminalForCall = (chatId: string, tool: string, args: Record<string, unknown>) => ITerminal | undefined;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../config/atomic-file';
+import { writeFileAtomic } from '../config/durable-file';
 import { ChatStore } from '../session/chat-store';
 
 /** One saved chat as `session/list` shows it. */

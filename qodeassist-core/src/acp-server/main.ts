@@ -1,7 +1,7 @@
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
-import { RedactingLogger } from '../ports/logger';
+import { RedactingLogger } from '../wire/loggers';
 import { PROCESS_SECRETS } from '../wire/redaction';
 import { toErrorInfo } from '../wire/error-info';
 import { QodeAssistAcpServer } from './acp-agent-server';

@@ -3,7 +3,7 @@ import { createTwoFilesPatch } from 'diff';
 import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createFileAtomically, replaceFileAtomically } from '../tools/atomic-file-write';
+import { createFileAtomically, replaceFileAtomically } from '../tools/workspace-file-write';
 import { readFileLineWindow } from '../tools/line-window';
 import { ResolvedPath, ToolInputError } from '../tools/workspace-files';
 import { FileEditRecord } from '../wire/events';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { link, mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { writeFileAtomic } from '../config/atomic-file';
+import { writeFileAtomic } from '../config/durable-file';
 import { QodeAssistError } from '../wire/error-info';
 import { AcpRegistryIndexError, AcpRegistryOffer, AcpRegistryReading, MAX_REGISTRY_BYTES, parseAcpRegistry, RegistryPlatform, registryPlatformOf } from './acp-registry';
 import { readBoundedBody } from '../wire/bounded-body';

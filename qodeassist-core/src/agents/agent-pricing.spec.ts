@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfigRoots } from '../config/config-layers';
-import { loadConfiguration } from './agent-factory';
+import { loadConfiguration } from './configuration-loader';
 
 describe('pricing: [pricing] in provider and agent files', () => {
     let user: string;

@@ -1,4 +1,4 @@
-import { Configuration, ResolvedAgent } from './agent-factory';
+import { Configuration, ResolvedAgent } from './configuration-loader';
 import { isReservedKeyRef, originOf } from '../config/key-origins';
 import { environmentVariableFor, SecretsStore } from '../config/secrets-store';
 import { TemplateContext } from '../prompt/template-context';

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { Configuration, ResolvedAgent } from './agent-factory';
+import { Configuration, ResolvedAgent } from './configuration-loader';
 import { agentMatches, pickAgent } from './agent-router';
 
 function agent(name: string, match: Partial<ResolvedAgent['match']> = {}): ResolvedAgent {

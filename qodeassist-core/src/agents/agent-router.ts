@@ -1,5 +1,5 @@
 import * as picomatch from 'picomatch';
-import { Configuration, ResolvedAgent } from './agent-factory';
+import { Configuration, ResolvedAgent } from './configuration-loader';
 import { Pipeline } from '../config/schemas';
 import { agentChainRefusal, MANAGED_LABEL } from '../config/managed-policy';
 

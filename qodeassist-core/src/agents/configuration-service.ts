@@ -2,7 +2,7 @@ import { existsSync, FSWatcher, watch } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigRoots } from '../config/config-layers';
 import { ConsentRegistry } from '../config/consent-registry';
-import { Configuration, loadConfiguration } from './agent-factory';
+import { Configuration, loadConfiguration } from './configuration-loader';
 
 export interface ConfigurationServiceOptions {
     /** Editors write in bursts (temp file, rename, chmod); one reload per burst. */

@@ -5,7 +5,7 @@ import { defaultConfigRoots } from '../config/config-layers';
 import { gatewayBaseUrl, gatewayHeadersFor, GatewaySettings } from '../config/gateway';
 import { EnvironmentSecretsStore } from '../config/secrets-store';
 import { listModels } from '../wire/model-listing';
-import { loadConfiguration } from './agent-factory';
+import { loadConfiguration } from './configuration-loader';
 import { prepareAgentTarget } from './agent-request';
 
 const bundled = defaultConfigRoots();

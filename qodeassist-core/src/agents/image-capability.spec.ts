@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfigRoots } from '../config/config-layers';
 import { CHAT_PROTOCOLS } from '../wire/wire-protocols';
-import { loadConfiguration } from './agent-factory';
+import { loadConfiguration } from './configuration-loader';
 
 const load = (user?: string) => {
     const bundled = defaultConfigRoots();

@@ -3,7 +3,7 @@ import { TokenEstimator } from '../context/token-estimator';
 import { compressHistory, CompressionResult, summarizeWith } from '../session/history-compressor';
 import { SessionManager } from '../session/session-manager';
 import { CancelledError, QodeAssistError } from '../wire/error-info';
-import { Configuration } from './agent-factory';
+import { Configuration } from './configuration-loader';
 import { pickAgent, RoutingContext } from './agent-router';
 
 const COMPRESSION_LAYER = 'You write summaries of coding conversations. Output only the summary.';

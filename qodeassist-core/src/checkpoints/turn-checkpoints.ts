@@ -1,7 +1,7 @@
 import { HistoryMessage, isUserTurn } from '../context/conversation-history';
 import { Logger } from '../ports/logger';
 import { ToolPolicy } from '../session/session';
-import { ToolKitExecutor } from '../tools/toolkit';
+import { ToolKitExecutor } from '../tools/tool-executor';
 import { WorkspaceCheckpoints } from './chat-checkpoints';
 import { FileChangeView } from './checkpoint-types';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from './atomic-file';
+import { writeFileAtomic } from './durable-file';
 
 /** What a project file asks to start: an MCP server (`.qodeassist/mcp.json`) or an external agent (`.qodeassist/acp/*.toml`). */
 export type ConsentKind = 'mcp' | 'acp';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from './atomic-file';
+import { writeFileAtomic } from './durable-file';
 import { ConfigFile, loadJsonFile } from './config-file';
 import { ConfigIssue, findKeyLine } from './config-issue';
 import { environmentVariableFor } from './secrets-store';

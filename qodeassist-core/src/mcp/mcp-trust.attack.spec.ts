@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { PermissionAnswer } from '../ports/permission-prompt';
 import { FILE_TOOLS } from '../tools/file-tools';
 import { AnyTool, defineTool } from '../tools/tool';
-import { ToolContributorRegistry, ToolKitExecutor } from '../tools/toolkit';
+import { ToolContributorRegistry, ToolKitExecutor } from '../tools/tool-executor';
 import { WorkspaceFiles } from '../tools/workspace-files';
 import { McpConfigFiles } from './mcp-config';
 import { mcpConsentDetails, McpConsentStore } from './mcp-consent';

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfiguration } from '../agents/agent-factory';
+import { loadConfiguration } from '../agents/configuration-loader';
 import { defaultConfigRoots } from '../config/config-layers';
 import { syntheticContext } from './template-context';
 import { BodyTemplate } from './body-template';

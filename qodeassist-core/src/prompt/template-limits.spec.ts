@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfiguration } from '../agents/agent-factory';
+import { loadConfiguration } from '../agents/configuration-loader';
 import { defaultConfigRoots } from '../config/config-layers';
 import { renderSync } from './body-template';
 import { createTemplateEnvironment } from './partial-loader';

@@ -1,4 +1,4 @@
-import { ResolvedAgent } from '../agents/agent-factory';
+import { ResolvedAgent } from '../agents/configuration-loader';
 import { KEY_FILE_SUFFIX, keyFileStamp } from '../config/key-files';
 import { environmentVariableFor } from '../config/secrets-store';
 import { SessionAgent } from '../session/session';

@@ -9,7 +9,7 @@ import { EnvironmentSecretsStore } from '../config/secrets-store';
 import { QodeAssistRuntime } from './qodeassist-runtime';
 import { SessionEvent } from '../session/session-events';
 import { ConfigurationService } from '../agents/configuration-service';
-import { loadConfiguration } from '../agents/agent-factory';
+import { loadConfiguration } from '../agents/configuration-loader';
 import { LaunchStatus, ProviderLauncher, ProviderLaunchError } from './provider-launcher';
 
 /**

@@ -12,7 +12,7 @@ import { containChildPath, locateProgram, programNotFoundMessage, ProgramSearch,
 import { CLIENT_API_INFO, endpointUrl } from '../wire/client-apis';
 import { ErrorInfo, QodeAssistError, untilAborted } from '../wire/error-info';
 import { PROCESS_SECRETS } from '../wire/redaction';
-import { ResolvedAgent } from '../agents/agent-factory';
+import { ResolvedAgent } from '../agents/configuration-loader';
 import { launchRefusal } from '../agents/launch-policy';
 
 /** What the launcher is doing for a provider, for the surfaces that show it (the log; a chat or status bar that subscribes). */

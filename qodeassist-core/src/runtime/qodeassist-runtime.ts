@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { configuredAgentResolver, sessionAgentFor } from '../agents/agent-request';
-import { ResolvedAgent } from '../agents/agent-factory';
+import { ResolvedAgent } from '../agents/configuration-loader';
 import { ConfigurationService } from '../agents/configuration-service';
 import { ProviderLauncher, withProviderLaunch } from './provider-launcher';
 import { environmentPolicy } from '../config/managed-policy';
@@ -19,10 +19,10 @@ import { SessionAgent, SessionServices } from '../session/session';
 import { SessionManager } from '../session/session-manager';
 import { SkillsEngine } from '../skills/skills-engine';
 import { AnyTool } from '../tools/tool';
-import { ToolKitExecutor } from '../tools/toolkit';
+import { ToolKitExecutor } from '../tools/tool-executor';
 import { HostModels } from '../wire/host-models';
 import { COMPLETION_LIMIT_DEFAULTS } from '../wire/request-limits';
-import { createToolKit, SkillSettings, skillRootsFor, ToolKitRequest } from './tool-kit';
+import { createToolKit, SkillSettings, skillRootsFor, ToolKitRequest } from './request-tools';
 
 /** What a host composes its runtime from: where keys come from, what it logs to, what it adds. */
 export interface RuntimeOptions {

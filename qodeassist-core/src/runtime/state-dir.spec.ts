@@ -2,10 +2,10 @@ import * as assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadConfiguration } from '../agents/agent-factory';
+import { loadConfiguration } from '../agents/configuration-loader';
 import { defaultMcpConfigFiles } from '../mcp/mcp-config';
 import { McpHub } from '../mcp/mcp-hub';
-import { skillRootsFor } from './tool-kit';
+import { skillRootsFor } from './request-tools';
 import { defaultConfigRoots, qodeassistHome, STATE_DIR_VARIABLE } from '../config/config-layers';
 import { spendLedgerPath, stateDirProblem } from '../config/state-dir';
 

@@ -1,6 +1,6 @@
 import { cp, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { removeAbandonedTemporaryFiles, writeFileAtomic } from '../config/atomic-file';
+import { removeAbandonedTemporaryFiles, writeFileAtomic } from '../config/durable-file';
 import { createGitIgnoredFolder } from '../config/git-ignored-folder';
 import { ContentRef, HistoryMessage, mapContentRefs } from '../context/conversation-history';
 import { chatCostOf, CostTotal } from '../context/usage-totals';

@@ -2,11 +2,12 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FixedPermissionPolicy, IPermissionPrompt, PermissionAnswer, PermissionRequest } from '../ports/permission-prompt';
+import { IPermissionPrompt, PermissionAnswer, PermissionRequest } from '../ports/permission-prompt';
+import { FixedPermissionPolicy } from '../tools/fixed-permission-policy';
 import { ToolCall } from '../wire/assistant-turn';
-import { createFileAtomically, replaceFileAtomically } from './atomic-file-write';
+import { createFileAtomically, replaceFileAtomically } from './workspace-file-write';
 import { FILE_TOOLS, hasRipgrep } from './file-tools';
-import { ToolContributorRegistry, ToolKitExecutor, ToolKitOptions } from './toolkit';
+import { ToolContributorRegistry, ToolKitExecutor, ToolKitOptions } from './tool-executor';
 import { ToolInputError, WorkspaceFiles } from './workspace-files';
 
 /** Each case plays an attack through the file tools and asserts its harm did not happen, not only that an error came. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolCall } from '../wire/assistant-turn';
 import { FILE_TOOLS } from './file-tools';
-import { ToolContributorRegistry, ToolKitExecutor } from './toolkit';
+import { ToolContributorRegistry, ToolKitExecutor } from './tool-executor';
 import { WorkspaceFiles } from './workspace-files';
 
 /** qodeassist.tools.allowOutsideWorkspace: every file tool works outside the roots; the workspace's own ignored files stay hidden. */

@@ -4,7 +4,7 @@ import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import picomatch = require('picomatch');
 import { z } from 'zod';
-import { createFileAtomically, replaceFileAtomically } from './atomic-file-write';
+import { createFileAtomically, replaceFileAtomically } from './workspace-file-write';
 import { LineWindow, PastTheEnd, readFileLineWindow, readTextLineWindow } from './line-window';
 import { FileSystemProjectScanner } from './project-scanner';
 import { MAX_SEARCH_FILE_BYTES, searchWithRipgrep } from './ripgrep-search';

@@ -13,7 +13,7 @@ import { BUILD_OUTPUT_CHARS, createBuildTool, createTerminalTool, MAX_BUILD_PROB
 import { detectSandbox, sandboxLabel } from './sandbox';
 import { MAX_SEARCH_OUTPUT_CHARS } from './search-results';
 import { defineTool, ToolContext } from './tool';
-import { MAX_TOOL_RESULT_CHARS, ToolContributorRegistry, ToolKitExecutor } from './toolkit';
+import { MAX_TOOL_RESULT_CHARS, ToolContributorRegistry, ToolKitExecutor } from './tool-executor';
 import { WorkspaceFiles } from './workspace-files';
 
 const GIB = 1024 ** 3;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ToolCall } from '../wire/assistant-turn';
 import { FILE_TOOLS, hasRipgrep } from './file-tools';
-import { ToolContributorRegistry, ToolKitExecutor } from './toolkit';
+import { ToolContributorRegistry, ToolKitExecutor } from './tool-executor';
 import { WorkspaceFiles } from './workspace-files';
 
 /** The JS walk and ripgrep read the same ignore files the same way: nested, negated, anchored, outside a git repository. */

@@ -1,33 +1,12 @@
 import { Command, CommandContribution, CommandRegistry } from '@theia/core';
 import { FrontendApplicationContribution } from '@theia/core/lib/browser';
 import { inject, injectable } from '@theia/core/shared/inversify';
-import { OutputChannel, OutputChannelManager } from '@theia/output/lib/browser/output-channel';
-import { LogLine, QodeAssistLogClient, QodeAssistLogService } from '../common/log-protocol';
+import { QodeAssistLogService } from '../common/log-protocol';
+import { LogClientImpl } from './log-client';
 import { codeHighlighter } from './chat/code-highlighter';
 import { QodeAssistPreferences } from './qodeassist-preferences';
 
 export const SHOW_LOG: Command = { id: 'qodeassist.showLog', category: 'QodeAssist', label: 'Show Log' };
-
-/** The backend's log lines of this window, in the "QodeAssist" output channel. */
-@injectable()
-export class LogClientImpl implements QodeAssistLogClient {
-    @inject(OutputChannelManager) protected readonly outputs: OutputChannelManager;
-
-    get channel(): OutputChannel {
-        return this.outputs.getChannel('QodeAssist');
-    }
-
-    onLog(lines: LogLine[]): void {
-        for (const line of lines) {
-            this.append(line);
-        }
-    }
-
-    /** A line of the backend's, or one the frontend logs itself (its category is its own). */
-    append(line: Omit<LogLine, 'category'> & { category: string }): void {
-        this.channel.appendLine(`${line.time} [${line.level}] ${line.category}: ${line.message}`);
-    }
-}
 
 /** Keeps the backend at the level of `qodeassist.logging.level`, and opens the channel on demand. */
 @injectable()

@@ -4,7 +4,8 @@ import {
 } from '@qodeassist/core';
 import { join } from 'node:path';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
-import { ConfigurationProvider, QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
+import { QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
+import { ConfigurationProvider } from './workspace-configurations';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
 import { EventCoalescer } from './event-coalescer';
 import { ImagesNotTaken } from '../common/images-not-taken';

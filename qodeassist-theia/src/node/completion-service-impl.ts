@@ -6,7 +6,8 @@ import { inject, injectable } from '@theia/core/shared/inversify';
 import { CompletionAnswer, CompletionQuery, NextEditAnswer, NextEditQuery, QodeAssistCompletionClient, QodeAssistCompletionService } from '../common/completion-protocol';
 import { NextEditService } from './next-edit-service';
 import { shareableOpenFiles } from './open-files';
-import { ConfigurationProvider, QodeAssistConfiguration } from './backend-symbols';
+import { QodeAssistConfiguration } from './backend-symbols';
+import { ConfigurationProvider } from './workspace-configurations';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
 
 /** Files larger than this are not sent to a model for completion. */

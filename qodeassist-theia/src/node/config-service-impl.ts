@@ -11,7 +11,8 @@ import { ChatSkillSettings } from '../common/chat-protocol';
 import {
     ConfigOverview, ProjectTrustState, ProviderTest, QodeAssistConfigClient, QodeAssistConfigService, RegistryAgentsState, SandboxSummary, SetupChoice, SetupPreset, SetupState
 } from '../common/config-protocol';
-import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
+import { QodeAssistConfiguration, QodeAssistSecretsStore, QodeAssistWritableSecrets } from './backend-symbols';
+import { ConfigurationProvider, isProjectLayerLoaded } from './workspace-configurations';
 import { SETUP_PRESETS } from './quick-setup';
 import { McpHubs } from './mcp-service-impl';
 import { TheiaHostModels } from './theia-host-models';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { QodeAssistConfigServiceImpl } from './config-service-impl';
 import { ConnectionLimitOverrides } from './limit-overrides';
-import { ConfigurationProvider } from './backend-symbols';
+import { ConfigurationProvider } from './workspace-configurations';
 
 describe('ConnectionLimitOverrides', () => {
     it('keeps the positive limits it is given, replacing the previous ones, and hands out copies', () => {

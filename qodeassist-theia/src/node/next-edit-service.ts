@@ -2,7 +2,7 @@ import {
     CancelledError, configuredNextEditEngine, ConfigurationService, languageOfPath, NextEditEngine, OtherFileEdit, QodeAssistRuntime, toErrorInfo, workspaceAccess, WorkspaceFiles
 } from '@qodeassist/core';
 import { NextEditAnswer, NextEditQuery } from '../common/completion-protocol';
-import { ConfigurationProvider } from './backend-symbols';
+import { ConfigurationProvider } from './workspace-configurations';
 
 /** Files larger than this are not sent to a model for a next edit (the completion's own cap). */
 const MAX_FILE_CHARS = 1_000_000;

@@ -25,10 +25,9 @@ import { QodeAssistRefactorServiceImpl } from './refactor-service-impl';
 import { TheiaHostModels } from './theia-host-models';
 import { QodeAssistLanguageModels } from './theia-language-models';
 import { QodeAssistTheiaToolsServiceImpl } from './theia-tools-service-impl';
-import {
-    defaultSecretsStore, defaultWritableSecrets, QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistKnownSecrets, QodeAssistSecretsStore, QodeAssistUserHome, QodeAssistWritableSecrets,
-    WorkspaceConfigurations
-} from './backend-symbols';
+import { QodeAssistChatOwners, QodeAssistConfiguration, QodeAssistKnownSecrets, QodeAssistSecretsStore, QodeAssistUserHome, QodeAssistWritableSecrets } from './backend-symbols';
+import { defaultSecretsStore, defaultWritableSecrets } from './default-secrets';
+import { WorkspaceConfigurations } from './workspace-configurations';
 import { defaultUserHome, QodeAssistChatServiceImpl } from './chat-service-impl';
 import { WorkspaceTrustRegistry } from './workspace-trust';
 

@@ -7,7 +7,8 @@ import { QodeAssistConnectionRuntime } from './connection-runtime';
 import { LatestValueThrottle } from './event-coalescer';
 import { AgentChoice } from '../common/chat-protocol';
 import { QodeAssistRefactorClient, QodeAssistRefactorService, RefactorAnswer, RefactorProgress, RefactorQuery } from '../common/refactor-protocol';
-import { ConfigurationProvider, isProjectLayerLoaded, QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
+import { QodeAssistConfiguration, QodeAssistUserHome } from './backend-symbols';
+import { ConfigurationProvider, isProjectLayerLoaded } from './workspace-configurations';
 import { shareableOpenFiles } from './open-files';
 
 /** Files larger than this are not sent to a model for a refactor. */

@@ -6,7 +6,8 @@ import {
 } from '@theia/ai-core/lib/common';
 import { CancellationToken } from '@theia/core';
 import { inject, injectable, optional } from '@theia/core/shared/inversify';
-import { ConfigurationProvider, QodeAssistConfiguration } from './backend-symbols';
+import { QodeAssistConfiguration } from './backend-symbols';
+import { ConfigurationProvider } from './workspace-configurations';
 import { QodeAssistConnectionRuntime } from './connection-runtime';
 import { QODEASSIST_MODEL_PREFIX } from './theia-host-models';
 

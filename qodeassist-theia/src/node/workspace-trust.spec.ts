@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { ChainedSecretsStore, EnvironmentSecretsStore, FileSecretsStore } from '@qodeassist/core';
 import { ConfigFixture } from '@qodeassist/test';
 import { join } from 'node:path';
-import { WorkspaceConfigurations } from './backend-symbols';
+import { WorkspaceConfigurations } from './workspace-configurations';
 import { QodeAssistConfigServiceImpl } from './config-service-impl';
 import { WorkspaceTrustRegistry } from './workspace-trust';
 

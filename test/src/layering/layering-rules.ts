@@ -22,7 +22,7 @@ const DOM_GLOBALS = new Set(['window', 'document', 'navigator', 'localStorage', 
 /** Core folders by layer (docs/ARCHITECTURE.md §2): a folder may import its own layer and below. A folder missing here fails the layering spec. */
 const CORE_LAYER: Record<string, number> = {
     protocol: 0, ports: 0, wire: 0, config: 1, prompt: 2, agents: 2, session: 2, context: 2,
-    tools: 3, skills: 3, mcp: 3, acp: 3, checkpoints: 3, features: 4, runtime: 4, bench: 5, 'acp-server': 5
+    tools: 3, skills: 3, mcp: 3, acp: 3, checkpoints: 3, features: 4, runtime: 4, 'bench-cli': 5, 'acp-server': 5
 };
 
 /**
@@ -85,6 +85,20 @@ function isFreeIdentifier(node: ts.Identifier): boolean {
     return !ts.isTypeReferenceNode(parent);
 }
 
+/** Whether a top-level statement makes a value at run time (a class, function, constant, enum or code), not only a type. */
+function declaresValue(statement: ts.Statement): boolean {
+    if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isImportDeclaration(statement)) {
+        return false;
+    }
+    if (ts.isExportDeclaration(statement)) {
+        return !statement.isTypeOnly && !!statement.moduleSpecifier;
+    }
+    if (ts.isModuleDeclaration(statement) || ts.isEnumDeclaration(statement)) {
+        return !(ts.getCombinedModifierFlags(statement) & ts.ModifierFlags.Ambient) || ts.isEnumDeclaration(statement);
+    }
+    return true;
+}
+
 /** Checks one source file, given its path relative to the repository root with `/` separators. */
 export function checkSource(path: string, text: string): LayeringViolation[] {
     const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
@@ -101,6 +115,13 @@ export function checkSource(path: string, text: string): LayeringViolation[] {
         if (core[1] === 'protocol' && !/\.spec\.tsx?$/.test(path)) {
             for (const ref of imports) {
                 report(ref.line, `protocol/ is the entry the browser loads and imports nothing (${ref.specifier})`);
+            }
+        }
+        if (core[1] === 'ports' && !/\.spec(-support)?\.tsx?$/.test(path)) {
+            for (const statement of source.statements) {
+                if (declaresValue(statement)) {
+                    report(source.getLineAndCharacterOfPosition(statement.getStart(source)).line + 1, 'ports/ declares the interfaces a host implements, types only: put a class, function or constant beside what uses it');
+                }
             }
         }
         for (const ref of imports) {

@@ -35,6 +35,9 @@ describe('layering check', () => {
         ['browser value-importing core', 'qodeassist-theia/src/browser/chat/a.ts', `import { Session } from '@qodeassist/core';`, /only as types/],
         ['refactor importing browser/chat', 'qodeassist-theia/src/browser/refactor/a.ts', `import { ErrorView } from '../chat/chat-message-view';`, /browser\/refactor must not import browser\/chat/],
         ['mcp type-importing browser/chat', 'qodeassist-theia/src/browser/mcp/a.ts', `import type { ChatController } from '../chat/chat-controller';`, /browser\/mcp must not import browser\/chat/],
+        ['a class in ports/', 'qodeassist-core/src/ports/a.ts', `export class FixedPolicy { }`, /ports\/ declares the interfaces a host implements, types only/],
+        ['a constant in ports/', 'qodeassist-core/src/ports/a.ts', `export const SILENT = { log: () => undefined };`, /types only/],
+        ['a function in ports/', 'qodeassist-core/src/ports/a.ts', `export function noop(): void { }`, /types only/],
         ['node importing browser/', 'qodeassist-theia/src/node/a.ts', `import { ChatWidget } from '../browser/chat/chat-widget';`, /node must not import browser code/]
     ];
     for (const [name, path, text, rule] of mustFail) {
@@ -61,7 +64,8 @@ describe('layering check', () => {
         ['a browser spec using node:assert', 'qodeassist-theia/src/browser/a.spec.ts', `import * as assert from 'node:assert/strict';`],
         ['chat importing browser/shared', 'qodeassist-theia/src/browser/chat/a.ts', `import { ErrorView } from '../shared/error-view';`],
         ['the frontend module importing browser/chat', 'qodeassist-theia/src/browser/qodeassist-frontend-module.ts', `import { ChatWidget } from './chat/chat-widget';`],
-        ['node using core values', 'qodeassist-theia/src/node/a.ts', `import { Session } from '@qodeassist/core';`]
+        ['node using core values', 'qodeassist-theia/src/node/a.ts', `import { Session } from '@qodeassist/core';`],
+        ['interfaces and types in ports/', 'qodeassist-core/src/ports/a.ts', `import { Diagnostic } from './diagnostics';\nexport interface Host { diagnostics(): Diagnostic[] }\nexport type Level = 'a' | 'b';`]
     ];
     for (const [name, path, text] of mustPass) {
         it(`accepts ${name}`, () => {

@@ -1,5 +1,6 @@
 import { ChainedSecretsStore, SecretsStore } from '@qodeassist/core';
-import { defaultSecretsStore, QodeAssistSecretsStore, QodeAssistWritableSecrets } from '@qodeassist/theia/lib/node/backend-symbols';
+import { QodeAssistSecretsStore, QodeAssistWritableSecrets } from '@qodeassist/theia/lib/node/backend-symbols';
+import { defaultSecretsStore } from '@qodeassist/theia/lib/node/default-secrets';
 import { ContainerModule } from '@theia/core/shared/inversify';
 import { existsSync, readFileSync } from 'node:fs';
 

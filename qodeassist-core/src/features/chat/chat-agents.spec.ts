@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Configuration, loadConfiguration } from '../../agents/agent-factory';
+import { Configuration, loadConfiguration } from '../../agents/configuration-loader';
 import { defaultConfigRoots } from '../../config/config-layers';
 import { QodeAssistError } from '../../wire/error-info';
 import { agentChoices, chatAgentFor, checkImageFor, ImagesNotTakenError } from './chat-agents';

@@ -1,4 +1,4 @@
-import { Configuration, ResolvedAgent } from '../../agents/agent-factory';
+import { Configuration, ResolvedAgent } from '../../agents/configuration-loader';
 import { managedAgentRefusal, managedRosterNote, pickAgent } from '../../agents/agent-router';
 import { Pipeline } from '../../config/schemas';
 import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import { explainAuthError } from '../../agents/agent-request';
-import { ResolvedAgent } from '../../agents/agent-factory';
+import { ResolvedAgent } from '../../agents/configuration-loader';
 import { ConfigurationProvider, isProjectLayerLoaded } from '../../agents/configuration-service';
 import { AnswerEnding, ContentRef, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
 import { ENV_PROJECT_LAYER } from '../../context/env-block';
@@ -9,7 +9,7 @@ import { Session, ToolPolicy } from '../../session/session';
 import { isTerminal, SessionEvent } from '../../session/session-events';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { SkillsEngine } from '../../skills/skills-engine';
-import { ToolKitExecutor } from '../../tools/toolkit';
+import { ToolKitExecutor } from '../../tools/tool-executor';
 import { ErrorInfo, QodeAssistError } from '../../wire/error-info';
 import { chatAgentFor } from './chat-agents';
 import { chatEnvironment } from './chat-environment';

@@ -7,7 +7,8 @@ import { SessionEvent } from '../../session/session-events';
 import { ChatBranch, StoredChat, StoredFileEdit } from '../../session/chat-store';
 import { ChatMode } from './plan-mode';
 import { RulesSettings } from './rules-files';
-import { SkillSettings, ToolHost, ToolSettings } from '../../runtime/tool-kit';
+import { ToolHost } from '../../ports/tool-host';
+import { SkillSettings, ToolSettings } from '../../runtime/request-tools';
 import type { ProjectOrigin } from '../../config/project-trust';
 import type { WorkspaceChangesEvent } from '../../checkpoints/turn-checkpoints';
 

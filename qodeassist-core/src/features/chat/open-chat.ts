@@ -1,7 +1,7 @@
 import { AnswerEnding, HistoryBlock, HistoryMessage } from '../../context/conversation-history';
 import { ChatBranch, ChatFileState, ChatStore, CHAT_FILE_VERSION, mapVersions, StoredChat, StoredFileEdit, titleOf } from '../../session/chat-store';
 import { Session } from '../../session/session';
-import { ToolKitExecutor } from '../../tools/toolkit';
+import { ToolKitExecutor } from '../../tools/tool-executor';
 import { AgentAnswer } from './agent-answer';
 import type { AgentLink } from './agent-link';
 import { branchViews } from './chat-branches';

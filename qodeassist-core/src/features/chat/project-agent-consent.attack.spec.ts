@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testAcpAgent } from '../../acp/acp-agent-check';
-import { loadConfiguration } from '../../agents/agent-factory';
+import { loadConfiguration } from '../../agents/configuration-loader';
 import { ConfigurationService } from '../../agents/configuration-service';
 import { defaultConfigRoots } from '../../config/config-layers';
 import { CONSENTS_FILE } from '../../config/consent-registry';

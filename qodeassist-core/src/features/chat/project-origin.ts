@@ -2,7 +2,7 @@ import { commandLineOf } from '../../acp/acp-definition';
 import { AcpAgentEntry } from '../../config/acp-agent-config';
 import { originOf } from '../../config/key-origins';
 import { ProjectOrigin } from '../../config/project-trust';
-import { Configuration, ResolvedAgent } from '../../agents/agent-factory';
+import { Configuration, ResolvedAgent } from '../../agents/configuration-loader';
 
 /** Where a model agent sends, when the trusted project's own provider file decides it; undefined for the user's and bundled providers. */
 export function agentProjectOrigin(agent: ResolvedAgent, configuration: Pick<Configuration, 'projectOverrides'>): ProjectOrigin | undefined {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadConfiguration } from '../../agents/agent-factory';
+import { loadConfiguration } from '../../agents/configuration-loader';
 import { ConfigRoots, defaultConfigRoots } from '../../config/config-layers';
 import { projectOverrideNotice } from '../../config/project-trust';
 import { agentChoices } from './chat-agents';

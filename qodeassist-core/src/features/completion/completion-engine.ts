@@ -1,4 +1,4 @@
-import { ResolvedAgent } from '../../agents/agent-factory';
+import { ResolvedAgent } from '../../agents/configuration-loader';
 import { CompletionInput } from '../../context/context-assembler';
 import { ENV_PROJECT_LAYER, EnvFacts, formatProject } from '../../context/env-block';
 import { filesWithinBudget } from '../../context/open-files';
@@ -8,7 +8,7 @@ import { SessionManager } from '../../session/session-manager';
 import { CancelledError, QodeAssistError, untilAborted } from '../../wire/error-info';
 import { CHAT_PROTOCOLS } from '../../wire/wire-protocols';
 import { CompletionCache } from './completion-cache';
-import { completionContextFor, CrossFileFacts, DEFAULT_CONTEXT_BUDGET } from './context/agent-context';
+import { completionContextFor, CrossFileFacts, DEFAULT_CONTEXT_BUDGET } from './context/cross-file-context';
 import { ContextSnippetRecord } from './context/context-snippet';
 import { CompletionContextRetriever } from './context/context-retriever';
 import { CompletionContextOptions, cursorWindow, DEFAULT_CONTEXT } from './completion-context';

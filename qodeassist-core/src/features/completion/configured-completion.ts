@@ -1,4 +1,4 @@
-import { ResolvedAgent } from '../../agents/agent-factory';
+import { ResolvedAgent } from '../../agents/configuration-loader';
 import { managedAgentRefusal, managedRosterNote, pickAgent } from '../../agents/agent-router';
 import { ConfigurationService } from '../../agents/configuration-service';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';

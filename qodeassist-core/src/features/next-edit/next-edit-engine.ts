@@ -1,4 +1,4 @@
-import { ResolvedAgent } from '../../agents/agent-factory';
+import { ResolvedAgent } from '../../agents/configuration-loader';
 import { requestEnd, SessionEvent } from '../../session/session-events';
 import { SessionManager } from '../../session/session-manager';
 import { CancelledError, QodeAssistError } from '../../wire/error-info';

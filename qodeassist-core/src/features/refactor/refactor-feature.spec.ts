@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { ResolvedAgent } from '../../agents/agent-factory';
+import { ResolvedAgent } from '../../agents/configuration-loader';
 import { HistoryMessage } from '../../context/conversation-history';
 import { EnvFacts, formatFile } from '../../context/env-block';
 import { SessionEvent } from '../../session/session-events';

@@ -1,4 +1,4 @@
-import { ResolvedAgent } from '../../agents/agent-factory';
+import { ResolvedAgent } from '../../agents/configuration-loader';
 import { messageText } from '../../context/conversation-history';
 import { ENV_PROJECT_LAYER, EnvFacts, formatProject } from '../../context/env-block';
 import { ToolPolicy } from '../../session/session';

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../../config/atomic-file';
+import { writeFileAtomic } from '../../config/durable-file';
 import { QodeAssistError } from '../../wire/error-info';
 
 export const INSTRUCTION_FILE_VERSION = 1;

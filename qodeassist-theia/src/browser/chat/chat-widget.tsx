@@ -18,7 +18,7 @@ import { ChatFileEdits } from '../shared/file-edits';
 import { askingOnProtected } from '../shared/protected-file-edits';
 import { McpElicitationForms } from '../mcp/mcp-elicitation-view';
 import { McpElicitations } from '../mcp/mcp-elicitations';
-import { QodeAssistChatClientImpl } from '../shared/tool-host-client';
+import { QodeAssistChatClientImpl } from '../shared/qodeassist-chat-client';
 import { QodeAssistProjectTrust } from '../trust/project-trust';
 import { ProjectTrustNotice } from '../trust/project-trust-notice';
 import { ChatComposerService } from './chat-composer-service';

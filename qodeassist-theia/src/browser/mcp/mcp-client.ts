@@ -2,7 +2,7 @@ import type { PermissionAnswer, PermissionRequest } from '@qodeassist/core';
 import { Emitter, Event } from '@theia/core';
 import { inject, injectable } from '@theia/core/shared/inversify';
 import { McpToolPrompt, QodeAssistMcpClient } from '../../common/mcp-protocol';
-import { QodeAssistChatClientImpl } from '../shared/tool-host-client';
+import { QodeAssistChatClientImpl } from '../shared/qodeassist-chat-client';
 import { McpToolPermissionDialog } from './mcp-dialogs';
 
 /** What the backend's MCP side asks of this window: permission for outside clients' tool calls, and the editors. */

@@ -18,7 +18,7 @@ import { QodeAssistPreferences, toolSettingsOf } from '../qodeassist-preferences
 import { QodeAssistSwitch } from '../qodeassist-switch';
 import { OPEN_CONFIGURATION_COMMAND } from '../shared/configuration-target';
 import { settingsTargetFor } from '../shared/error-affordance';
-import { QodeAssistChatClientImpl } from '../shared/tool-host-client';
+import { QodeAssistChatClientImpl } from '../shared/qodeassist-chat-client';
 import { placeOf } from '../workspace-paths';
 import { InlineRefactor, RefactorHost, RefactorRun } from './inline-refactor';
 

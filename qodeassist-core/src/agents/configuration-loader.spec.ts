@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfigRoots } from '../config/config-layers';
 import { EnvironmentSecretsStore } from '../config/secrets-store';
-import { loadConfiguration } from './agent-factory';
+import { loadConfiguration } from './configuration-loader';
 import { sessionAgentFor } from './agent-request';
 
 describe('AgentFactory: [limits]', () => {

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { ResolvedAgent } from '../../../agents/agent-factory';
+import { ResolvedAgent } from '../../../agents/configuration-loader';
 import { CompletionInput } from '../../../context/context-assembler';
 import { syntheticContext } from '../../../prompt/template-context';
 import { ContextSnippetRecord, DefinitionLocation, RecentEdit } from './context-snippet';

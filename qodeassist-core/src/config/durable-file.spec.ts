@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeAbandonedTemporaryFiles, writeFileAtomic } from './atomic-file';
+import { removeAbandonedTemporaryFiles, writeFileAtomic } from './durable-file';
 
 describe('writeFileAtomic', () => {
     let dir: string;

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { KnownSecrets } from '../wire/redaction';
-import { LogCategory, LogLevel, RedactingLogger } from './logger';
+import { LogCategory, LogLevel } from '../ports/logger';
+import { KnownSecrets } from './redaction';
+import { RedactingLogger } from './loggers';
 
 describe('RedactingLogger', () => {
     it('redacts known secrets and key shapes at every level, and filters by level', () => {

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { PROCESS_SECRETS } from '../wire/redaction';
 import { PNG_1X1 } from '../wire/tool-result-images.spec-support';
 import { defineTool, ToolOutcome } from './tool';
-import { ToolContributorRegistry, ToolKitExecutor } from './toolkit';
+import { ToolContributorRegistry, ToolKitExecutor } from './tool-executor';
 import { WorkspaceFiles } from './workspace-files';
 
 describe('ToolKit: the images a tool returns', () => {

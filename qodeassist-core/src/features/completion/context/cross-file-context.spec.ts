@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { ResolvedAgent } from '../../../agents/agent-factory';
+import { ResolvedAgent } from '../../../agents/configuration-loader';
 import { TemplateContext } from '../../../prompt/template-context';
-import { completionContextFor, contextBudgetFor, DEFAULT_CONTEXT_BUDGET, describeContext, rendersRepoFiles } from './agent-context';
+import { completionContextFor, contextBudgetFor, DEFAULT_CONTEXT_BUDGET, describeContext, rendersRepoFiles } from './cross-file-context';
 import { CompletionContextRetriever } from './context-retriever';
 
 /** An agent whose body is what `render` makes of the context, with its file's table. */

@@ -9,7 +9,7 @@ import { PROCESS_SECRETS } from '../wire/redaction';
 import { FILE_TOOLS, hasRipgrep } from './file-tools';
 import { createTodoTool } from './todo-tool';
 import { toolDefinition } from './tool';
-import { ToolContributorRegistry, ToolKitExecutor } from './toolkit';
+import { ToolContributorRegistry, ToolKitExecutor } from './tool-executor';
 import { WorkspaceFiles } from './workspace-files';
 
 describe('ToolKit', () => {

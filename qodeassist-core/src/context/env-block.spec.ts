@@ -2,11 +2,17 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { syntheticContext } from '../prompt/template-context';
 import { EnvFacts, environmentFacts, formatFile, formatProject, gitBranch, osName } from './env-block';
 
 const base: EnvFacts = { workspaceName: 'shop', workspaceRoot: '/home/ann/shop', os: 'Linux' };
 
 describe('EnvBlockFormatter', () => {
+    it('writes the active file as the templates\' sample context shows it', () => {
+        assert.equal(formatFile({ activeFile: 'src/math.ts', language: 'typescript' }), syntheticContext().file_info);
+    });
+
+
     const projects: Array<[string, EnvFacts, string]> = [
         ['workspace and OS alone', base, 'Workspace: shop (/home/ann/shop)\nOS: Linux'],
         ['every fact, one a line, the file last', { ...base, branch: 'feature/cart', buildCommand: 'npm run build', activeFile: 'src/cart.ts', language: 'typescript' },

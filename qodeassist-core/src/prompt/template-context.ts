@@ -1,4 +1,3 @@
-import { formatFile } from '../context/env-block';
 
 /**
  * The `ctx.*` contract between the ContextAssembler and agent templates (ARCHITECTURE §5).
@@ -137,7 +136,8 @@ export function syntheticContext(): TemplateContext {
         ],
         language: 'typescript',
         file_path: 'src/math.ts',
-        file_info: formatFile({ activeFile: 'src/math.ts', language: 'typescript' }),
+        // As context/env-block's formatFile writes it (its spec checks that they agree): prompt/ does not import context/.
+        file_info: 'Active file: src/math.ts (typescript)',
         next_edit: {
             events: '--- a/src/math.ts\n+++ b/src/math.ts\n@@ -1,2 +1,2 @@\n-function add(a: number, b: number) {\n+function add(left: number, b: number) {\n     return a + b;\n',
             other_events: [{ path: 'src/stats.ts', diff: '--- a/src/stats.ts\n+++ b/src/stats.ts\n@@ -4,1 +4,1 @@\n-export const mean = (a: number, b: number) => add(a, b) / 2;\n+export const mean = (left: number, b: number) => add(left, b) / 2;\n' }],

@@ -27,10 +27,12 @@ const CORE_LAYER: Record<string, number> = {
 
 /**
  * Imports the layer numbers allow but the design forbids: history types live in context/ so
- * context never reaches up into session/, and load_skill reaches tools/ as a plain tool.
+ * context never reaches up into session/, prompt/ (the template language) knows nothing of how
+ * context is gathered (context/ fills its values), and load_skill reaches tools/ as a plain tool.
  */
 const CORE_FORBIDDEN: Record<string, readonly string[]> = {
     context: ['session'],
+    prompt: ['context'],
     tools: ['skills']
 };
 

@@ -35,6 +35,7 @@ describe('layering check', () => {
         ['browser value-importing core', 'qodeassist-theia/src/browser/chat/a.ts', `import { Session } from '@qodeassist/core';`, /only as types/],
         ['refactor importing browser/chat', 'qodeassist-theia/src/browser/refactor/a.ts', `import { ErrorView } from '../chat/chat-message-view';`, /browser\/refactor must not import browser\/chat/],
         ['mcp type-importing browser/chat', 'qodeassist-theia/src/browser/mcp/a.ts', `import type { ChatController } from '../chat/chat-controller';`, /browser\/mcp must not import browser\/chat/],
+        ['prompt importing context', 'qodeassist-core/src/prompt/a.ts', `import { formatFile } from '../context/env-block';`, /prompt must not import context/],
         ['a class in ports/', 'qodeassist-core/src/ports/a.ts', `export class FixedPolicy { }`, /ports\/ declares the interfaces a host implements, types only/],
         ['a constant in ports/', 'qodeassist-core/src/ports/a.ts', `export const SILENT = { log: () => undefined };`, /types only/],
         ['a function in ports/', 'qodeassist-core/src/ports/a.ts', `export function noop(): void { }`, /types only/],

@@ -2,6 +2,7 @@ import * as picomatch from 'picomatch';
 import { Configuration, ResolvedAgent } from './configuration-loader';
 import { Pipeline } from '../config/schemas';
 import { agentChainRefusal, MANAGED_LABEL } from '../config/managed-policy';
+import { QodeAssistError } from '../wire/error-info';
 
 /** What the router knows about the request: the file in focus (workspace-relative) and the project. */
 export interface RoutingContext {
@@ -57,4 +58,29 @@ export function managedRosterNote(configuration: Configuration, pipeline: Pipeli
     }
     const [name, rule] = refusals[0];
     return ` ${refusals.length} agent(s) are ${MANAGED_LABEL} (e.g. "${name}": ${rule}), which may be why no ${pipeline} agent is left.`;
+}
+
+/**
+ * The agent a single-agent pipeline (completion, next edit) runs: the one the user named, or the
+ * first of the roster that fits the file. Either missing is a configuration error that says why
+ * (the administrator's policy, an empty roster) and what to add (`rosterHint`).
+ */
+export function agentForPipeline(
+    configuration: Configuration, pipeline: Pipeline, context: RoutingContext, named: string | undefined, what: string, rosterHint: string
+): ResolvedAgent {
+    if (named) {
+        const agent = configuration.agents.get(named);
+        if (!agent) {
+            throw new QodeAssistError({ category: 'Config', message: managedAgentRefusal(configuration, named) ?? `There is no agent named "${named}".` });
+        }
+        return agent;
+    }
+    const agent = pickAgent(configuration, pipeline, context);
+    if (!agent) {
+        throw new QodeAssistError({
+            category: 'Config',
+            message: `No ${what} agent is available: the [${pipeline}] roster is empty or none of its agents fits this file.${managedRosterNote(configuration, pipeline)} ${rosterHint}`
+        });
+    }
+    return agent;
 }

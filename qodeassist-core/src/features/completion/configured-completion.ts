@@ -1,9 +1,8 @@
 import { ResolvedAgent } from '../../agents/configuration-loader';
-import { managedAgentRefusal, managedRosterNote, pickAgent } from '../../agents/agent-router';
+import { agentForPipeline } from '../../agents/agent-router';
 import { ConfigurationService } from '../../agents/configuration-service';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { SessionEvent } from '../../session/session-events';
-import { QodeAssistError } from '../../wire/error-info';
 import { CompletionEngine, CompletionRequest, CompletionSettings } from './completion-engine';
 
 export interface ConfiguredCompletionOptions {
@@ -30,19 +29,5 @@ export function configuredCompletionEngine(runtime: QodeAssistRuntime, configura
 }
 
 function completionAgentFor(configuration: ConfigurationService, request: CompletionRequest, named: string | undefined): ResolvedAgent {
-    if (named) {
-        const agent = configuration.current.agents.get(named);
-        if (!agent) {
-            throw new QodeAssistError({ category: 'Config', message: managedAgentRefusal(configuration.current, named) ?? `There is no agent named "${named}".` });
-        }
-        return agent;
-    }
-    const agent = pickAgent(configuration.current, 'completion', { file: request.relativePath, project: request.project });
-    if (!agent) {
-        throw new QodeAssistError({
-            category: 'Config',
-            message: `No completion agent is available: the [completion] roster is empty or none of its agents fits this file.${managedRosterNote(configuration.current, 'completion')} Add one to .qodeassist/agents/rosters.toml.`
-        });
-    }
-    return agent;
+    return agentForPipeline(configuration.current, 'completion', { file: request.relativePath, project: request.project }, named, 'completion', 'Add one to .qodeassist/agents/rosters.toml.');
 }

@@ -1,9 +1,8 @@
 import { ResolvedAgent } from '../../agents/configuration-loader';
-import { managedAgentRefusal, managedRosterNote, pickAgent } from '../../agents/agent-router';
+import { agentForPipeline } from '../../agents/agent-router';
 import { ConfigurationService } from '../../agents/configuration-service';
 import { QodeAssistRuntime } from '../../runtime/qodeassist-runtime';
 import { SessionEvent } from '../../session/session-events';
-import { QodeAssistError } from '../../wire/error-info';
 import { NextEditEngine, NextEditRequest, NextEditSettings } from './next-edit-engine';
 
 export interface ConfiguredNextEditOptions {
@@ -26,19 +25,5 @@ export function configuredNextEditEngine(runtime: QodeAssistRuntime, configurati
 }
 
 function nextEditAgentFor(configuration: ConfigurationService, request: NextEditRequest, named: string | undefined): ResolvedAgent {
-    if (named) {
-        const agent = configuration.current.agents.get(named);
-        if (!agent) {
-            throw new QodeAssistError({ category: 'Config', message: managedAgentRefusal(configuration.current, named) ?? `There is no agent named "${named}".` });
-        }
-        return agent;
-    }
-    const agent = pickAgent(configuration.current, 'next_edit', { file: request.relativePath, project: request.project });
-    if (!agent) {
-        throw new QodeAssistError({
-            category: 'Config',
-            message: `No next-edit agent is available: the [next_edit] roster is empty or none of its agents fits this file.${managedRosterNote(configuration.current, 'next_edit')} Add one (e.g. "ollama-zeta" or "ollama-next-edit") to .qodeassist/agents/rosters.toml.`
-        });
-    }
-    return agent;
+    return agentForPipeline(configuration.current, 'next_edit', { file: request.relativePath, project: request.project }, named, 'next-edit', 'Add one (e.g. "ollama-zeta" or "ollama-next-edit") to .qodeassist/agents/rosters.toml.');
 }

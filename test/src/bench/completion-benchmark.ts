@@ -262,8 +262,9 @@ async function measureApp(target: AppUnderTest, rhythms: readonly TypistRhythm[]
                 cancelled: measured.filter(request => request.outcome === 'aborted-by-client').length,
                 timings
             };
-            // Per stop, for whoever reads the console: ⏎ marks a fresh-line stop, – a stop without a correct suggestion.
-            console.log(`${rhythm.name}, ${run.app}: ${run.requests} requests, ${run.cancelled} cancelled, ${run.stale} stale; ${run.latencies.map((ms, index) => `${run.stops[index] === 'fresh line' ? '⏎' : ''}${ms === undefined ? '–' : Math.round(ms)}`).join(' ')}`);
+            // Per stop, for whoever reads the console: ⏎ marks a fresh-line stop, – a stop without a correct suggestion. The page's
+            // own median key gap (the last 50 gaps of 20–1000 ms, as the app's rhythm keeps them) is there to set against "asks after".
+            console.log(`${rhythm.name}, ${run.app}: ${run.requests} requests, ${run.cancelled} cancelled, ${run.stale} stale; page's median key gap ${medianKeyGap(keys)} ms; ${run.latencies.map((ms, index) => `${run.stops[index] === 'fresh line' ? '⏎' : ''}${ms === undefined ? '–' : Math.round(ms)}`).join(' ')}`);
             runs.push(run);
         }
         return runs;
@@ -274,6 +275,12 @@ async function measureApp(target: AppUnderTest, rhythms: readonly TypistRhythm[]
         await app.stop();
         await fake.stop();
     }
+}
+
+/** The median of the last 50 gaps between the page's keydowns that a typing rhythm counts (20 ms to under a second). */
+function medianKeyGap(keys: readonly KeyEvent[]): number | undefined {
+    const gaps = keys.slice(1).map((key, index) => key.t - keys[index].t).filter(gap => gap >= 20 && gap < 1_000).slice(-50).sort((a, b) => a - b);
+    return gaps.length ? Math.round(gaps[Math.ceil(gaps.length / 2) - 1]) : undefined;
 }
 
 export interface RhythmRuns {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { asksAhead, HINT_PAUSE_MS, triggerDecision, TriggerDecision, TriggerInput, triggerModeFor, triggerPlan, TriggerPlan } from './completion-trigger';
+import { asksAhead, HINT_PAUSE_MS, leftBehind, triggerDecision, TriggerDecision, TriggerInput, triggerModeFor, triggerPlan, TriggerPlan } from './completion-trigger';
 
 describe('completion trigger', () => {
     const cases: Array<[string, string, TriggerDecision]> = [
@@ -48,6 +48,19 @@ describe('asking ahead inside a burst: where the typist goes on from the same po
     }
 });
 
+describe('a fresh line asking ahead replaces the request under way from the line the typist left', () => {
+    const cases: Array<[string, number, number, string, boolean]> = [
+        ['Enter after a line\'s `;`: the fresh line below', 3, 4, '    ', true],
+        ['a fresh line opened above the request\'s line', 5, 4, '', true],
+        ['the same line, typing on after `(`: typing ahead uses it', 4, 4, 'call(', false],
+        ['the same line, still blank: the request asked there is this position\'s', 4, 4, '    ', false],
+        ['another line, not a fresh one (the cursor moved into code)', 3, 4, '    const x =', false]
+    ];
+    for (const [what, askedLine, line, before, expected] of cases) {
+        it(`${what} → ${expected ? 'replaced' : 'kept'}`, () => assert.equal(leftBehind(askedLine, line, before), expected));
+    }
+});
+
 describe('the trigger plan: what a keystroke leads to', () => {
     const base: TriggerInput = { mode: 'automatic', explicit: false, context: 'normal', typed: 3, minTyped: 1, debounceMs: 180, eagerFloorMs: 90, speculate: false };
     const plan = (input: Partial<TriggerInput>): Omit<TriggerPlan, 'why'> => {
@@ -59,7 +72,7 @@ describe('the trigger plan: what a keystroke leads to', () => {
         ['automatic, a pause in ordinary text: reuse at once, ask after the debounce', {}, { reuse: true, request: true, quietMs: 180 }],
         ['automatic, eager context: reuse at once, ask once the burst paused', { context: 'eager' }, { reuse: true, request: true, quietMs: 90 }],
         ['automatic, eager context with a debounce set to 0: ask at once', { context: 'eager', eagerFloorMs: 0 }, { reuse: true, request: true, quietMs: 0 }],
-        ['automatic, eager context with room in the request budget: ask at the keystroke, inside the burst', { context: 'eager', speculate: true }, { reuse: true, request: true, quietMs: 0 }],
+        ['automatic, eager context with room in the request budget: ask at the keystroke, inside the burst', { context: 'eager', speculate: true }, { reuse: true, request: true, quietMs: 0, ahead: true }],
         ['automatic, ordinary text with room in the request budget: still wait for the debounce', { speculate: true }, { reuse: true, request: true, quietMs: 180 }],
         ['automatic, after a dot with room in the request budget: still never ask', { context: 'suppress', speculate: true }, { reuse: true, request: false, quietMs: 0 }],
         ['hint, eager context with room in the request budget: still a real pause', { mode: 'hint', context: 'eager', speculate: true }, { reuse: true, request: true, quietMs: HINT_PAUSE_MS }],

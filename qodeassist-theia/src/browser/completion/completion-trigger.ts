@@ -40,6 +40,16 @@ export function asksAhead(lineBefore: string, lineAfter: string): boolean {
     return triggerDecision(lineBefore, lineAfter) === 'eager' && (lineBefore.trim() === '' || CONTINUING.test(lineBefore));
 }
 
+/**
+ * Whether a request under way, asked on line `askedLine`, gives way to a request asked ahead at `line`: the cursor is on a
+ * fresh line the typist opened elsewhere (Enter). Waiting for the old one's answer would hold the fresh line's request
+ * (every later key types ahead of the old position and waits for it), and an answer for the end of a finished line is
+ * seldom what the fresh line wants. A request under way on the same line is kept: typing on uses it.
+ */
+export function leftBehind(askedLine: number, line: number, lineBefore: string): boolean {
+    return askedLine !== line && lineBefore.trim() === '';
+}
+
 /** The settings that choose a language's trigger mode. */
 export interface TriggerModeSettings {
     /** qodeassist.completion.trigger */
@@ -94,6 +104,11 @@ export interface TriggerPlan {
     reuse: boolean;
     request: boolean;
     quietMs: number;
+    /**
+     * Asked ahead inside the burst: the request goes with this keystroke's text even when the next key comes while the
+     * reuse check is still under way (at a fast typist's rhythm it always does) — the next keys type ahead into it.
+     */
+    ahead?: true;
     /** Why, for the completion log. */
     why: string;
 }
@@ -115,7 +130,7 @@ export function triggerPlan(input: TriggerInput): TriggerPlan {
             return { reuse: true, request: false, quietMs: 0, why: 'inside a word or after a member access' };
         case 'eager':
             return input.speculate
-                ? { reuse: true, request: true, quietMs: 0, why: 'eager context, asked ahead inside the burst (the request budget has room)' }
+                ? { reuse: true, request: true, quietMs: 0, ahead: true, why: 'eager context, asked ahead inside the burst (the request budget has room)' }
                 : { reuse: true, request: true, quietMs: input.eagerFloorMs, why: 'eager context, once the burst of typing paused' };
         default:
             return input.typed < input.minTyped

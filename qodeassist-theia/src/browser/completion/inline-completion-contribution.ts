@@ -15,9 +15,9 @@ import { describeContext } from './completion-context-facts';
 import { CompletionFiguresRecorder } from './completion-figures-recorder';
 import { CompletionStatus, RESET_COMPLETION_FIGURES, SHOW_COMPLETION_LOG } from './completion-status';
 import { TriggerSummary } from './completion-status-view';
-import { asksAhead, triggerDecision, TriggerMode, triggerModeFor, triggerPlan } from './completion-trigger';
+import { asksAhead, leftBehind, triggerDecision, TriggerMode, triggerModeFor, triggerPlan } from './completion-trigger';
 import { RequestBudget } from './request-budget';
-import { TypingRhythm } from './typing-rhythm';
+import { isKeystroke, TypingRhythm } from './typing-rhythm';
 
 export namespace QodeAssistCompletionCommands {
     export const TRIGGER: Command = Command.toLocalizedCommand({ id: 'qodeassist.completion.trigger', category: 'QodeAssist', label: 'Suggest Completion' }, 'qodeassist/completion/trigger');
@@ -62,6 +62,8 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
     protected readonly editedAt = new Map<string, number>();
     /** The language the backend took each plaintext model for (by its file name). */
     protected readonly languages = new Map<string, string>();
+    /** Per model, the automatic model request under way (its query id) and the line it was asked on. */
+    protected readonly underWay = new Map<string, { id: number; line: number }>();
 
     onStart(): void {
         this.toDispose.push(monaco.languages.registerInlineCompletionsProvider('*', {
@@ -85,11 +87,12 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
                 this.typed.set(key, (this.typed.get(key) ?? 0) + inserted);
                 const now = performance.now();
                 this.editedAt.set(key, now);
-                if (this.typedInto(model)) {
+                const typedInto = this.typedInto(model);
+                if (typedInto) {
                     this.budget.edited(now, this.configuredDebounceMs());
                 }
                 this.completionContext.edited(model, event);
-                if (isKeystroke(event)) {
+                if (isKeystroke(event, typedInto)) {
                     this.rhythm.keystroke(now);
                 }
             }));
@@ -160,16 +163,28 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             });
         };
         let plan = planNow();
+        // Asked ahead: this keystroke's text and position, for a request that goes even if the next key comes during the reuse check.
+        const ahead = plan.ahead ? this.query(model, position) : undefined;
+        if (plan.ahead) {
+            this.replaceLeftBehind(key, position.lineNumber, lineBefore);
+        }
         // An editor without a language extension says plaintext: the first answer for the file names its language, and its mode.
         const languageKnown = model.getLanguageId() !== 'plaintext' || this.languages.has(key);
         if ((plan.reuse || !languageKnown) && model.getValueLength() <= REUSE_PROBE_MAX_CHARS) {
-            const reused = await this.ask(model, this.query(model, position, true), token);
+            const probe = this.query(model, position, true);
+            const answer = await this.send(model, probe, token);
             if (token.isCancellationRequested) {
+                // The next key came first. A request asked ahead goes all the same unless the check found something to
+                // reuse: the next keys type ahead into it, and it ends when none of them waits for it any more.
+                if (ahead && plan.ahead && !answer.text && languageKnown) {
+                    this.askAhead(model, ahead, token);
+                }
                 return none;
             }
             if (!languageKnown) {
                 plan = planNow();
             }
+            const reused = this.shown(model, probe, answer, token);
             if (reused && plan.reuse) {
                 return reused;
             }
@@ -187,7 +202,29 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             return none;
         }
         this.typed.set(key, 0);
-        return await this.ask(model, { ...this.query(model, position), definitions: await definitions.collect() }, token, !explicit) ?? none;
+        const query = { ...ahead && model.getVersionId() === ahead.version ? ahead : this.query(model, position), definitions: await definitions.collect() };
+        return await this.ask(model, query, token, !explicit) ?? none;
+    }
+
+    /** Sends a request asked ahead whose keystroke the editor already left (no ghost text of its own: the next keys reuse it). */
+    protected askAhead(model: monaco.editor.ITextModel, query: CompletionQuery & { version: number }, token: monaco.CancellationToken): void {
+        if (!this.budget.spend(performance.now(), this.configuredDebounceMs())) {
+            return;
+        }
+        this.typed.set(model.uri.toString(), 0);
+        void this.ask(model, query, token, true);
+    }
+
+    /**
+     * A fresh line asks ahead: a request under way from the line the typist left gives way now (leftBehind), instead of
+     * holding the fresh line's reuse check and request until it answers.
+     */
+    protected replaceLeftBehind(key: string, line: number, lineBefore: string): void {
+        const running = this.underWay.get(key);
+        if (running && leftBehind(running.line, line, lineBefore)) {
+            this.underWay.delete(key);
+            void this.service.cancel(running.id);
+        }
     }
 
     /**
@@ -228,6 +265,24 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
     protected async ask(
         model: monaco.editor.ITextModel, query: CompletionQuery & { version: number }, token: monaco.CancellationToken, budgeted = false
     ): Promise<monaco.languages.InlineCompletions | undefined> {
+        const key = model.uri.toString();
+        if (budgeted) {
+            // The line of the query's own text: a request asked ahead goes after the next key changed the model.
+            this.underWay.set(key, { id: query.id, line: query.text.slice(0, query.offset).split('\n').length });
+        }
+        try {
+            return this.shown(model, query, await this.send(model, query, token, budgeted), token);
+        } finally {
+            if (this.underWay.get(key)?.id === query.id) {
+                this.underWay.delete(key);
+            }
+        }
+    }
+
+    /** Sends one query and accounts for its answer (the budget, the language, the log); never throws. */
+    protected async send(
+        model: monaco.editor.ITextModel, query: CompletionQuery & { version: number }, token: monaco.CancellationToken, budgeted = false
+    ): Promise<CompletionAnswer> {
         // Cancelled when Monaco drops the position, a little later: the next keystroke's query may type ahead into this one's request.
         const cancel = token.onCancellationRequested(() => setTimeout(() => void this.service.cancel(query.id), CANCEL_GRACE_MS));
         if (!query.reuseOnly) {
@@ -252,6 +307,13 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
         } else if (answer.text) {
             this.status.channel.appendLine(`${new Date().toISOString()} ${describe(query, answer)}`);
         }
+        return answer;
+    }
+
+    /** An answer as ghost text, unless the document moved on meanwhile or the editor left the position (no stale suggestion). */
+    protected shown(
+        model: monaco.editor.ITextModel, query: CompletionQuery & { version: number }, answer: CompletionAnswer, token: monaco.CancellationToken
+    ): monaco.languages.InlineCompletions | undefined {
         if (!answer.text || token.isCancellationRequested || model.isDisposed() || model.getVersionId() !== query.version) {
             return undefined;
         }
@@ -334,15 +396,6 @@ export class InlineCompletionContribution implements FrontendApplicationContribu
             reuseOnly: reuseOnly || undefined
         };
     }
-}
-
-/** A keystroke, not a paste, an accepted suggestion or an undo: one small change (a character, an auto-closed pair, Enter with its indent). */
-function isKeystroke(event: monaco.editor.IModelContentChangedEvent): boolean {
-    if (event.isUndoing || event.isRedoing || event.isFlush || event.changes.length !== 1) {
-        return false;
-    }
-    const text = event.changes[0].text;
-    return text.length <= 2 || /^\r?\n[ \t]*$/.test(text);
 }
 
 function describe(query: CompletionQuery, answer: CompletionAnswer): string {

@@ -1,5 +1,5 @@
 import { FRESH_LINE_STOP, PAUSE_MS, STOPS, TARGET_LINES, WARM_UP_LINE } from '@qodeassist/test/lib/bench/completion-script';
-import { asksAhead, triggerDecision, triggerPlan, TriggerMode } from './completion-trigger';
+import { asksAhead, leftBehind, triggerDecision, triggerPlan, TriggerMode } from './completion-trigger';
 import { RequestBudget } from './request-budget';
 import { TypingRhythm } from './typing-rhythm';
 
@@ -91,17 +91,26 @@ export interface TimelineOutcome {
     shownAt: ReadonlyMap<number, number>;
 }
 
+/** How the rule is set, and how long the backend takes to answer a reuse check (the keystroke's round trip). */
+export interface TimelineSettings {
+    configuredMs: number;
+    adaptive: boolean;
+    minTyped: number;
+    mode?: TriggerMode;
+    /** ms from a key until its reuse check came back (0: at once); the next key may come first. */
+    probeMs?: number;
+}
+
 /**
  * What the inline completion provider (InlineCompletionContribution.provide) sends along a timeline, and when a fitting
  * suggestion would show. At each key: what a cached answer or the request under way offers when the typed text is a start
- * of it (reuse: no request; the request under way is waited for); else the plan, made from the rhythm and the request
- * budget so far; its request goes at the plan's quiet time — or, when the budget has no room then, once the quiet time
- * reaches the configured debounce — unless the next key comes first. A new request replaces the one under way (the
- * engine cancels it). Without a model every request answers nothing at once.
+ * of it (reuse: no request; the request under way is waited for — but a fresh line asking ahead replaces one from the line
+ * it left, leftBehind); else the plan, made from the rhythm and the request budget so far. Its request goes once the reuse
+ * check came back (`probeMs`) and the plan's quiet time passed — or, when the budget has no room then, once the quiet time
+ * reaches the configured debounce — unless the next key comes first; a request asked ahead goes even then (plan.ahead).
+ * A new request replaces the one under way (the engine cancels it). Without a model every request answers nothing at once.
  */
-export function requestsAlong(
-    keys: readonly TimedKey[], settings: { configuredMs: number; adaptive: boolean; minTyped: number; mode?: TriggerMode }, model?: TimelineModel
-): TimelineOutcome {
+export function requestsAlong(keys: readonly TimedKey[], settings: TimelineSettings, model?: TimelineModel): TimelineOutcome {
     const rhythm = new TypingRhythm();
     const budget = new RequestBudget();
     const sent: SentRequest[] = [];
@@ -120,34 +129,40 @@ export function requestsAlong(
             shownAt.set(index, key.t);
             continue;
         }
-        // The script only appends: every later key types ahead of the request under way, on its line or past it (the engine
-        // compares the whole document before the cursor), and waits for its answer before anything is asked.
-        const running = answers.at(-1);
-        let from = key.t;
-        if (running && running.readyAt > key.t) {
-            if (running.readyAt >= next) {
-                continue;
-            }
-            from = running.readyAt;
-            if (fits(running)) {
-                shownAt.set(index, from);
-                continue;
-            }
-        }
         const timings = rhythm.timings(settings.configuredMs, settings.adaptive);
         const plan = triggerPlan({
             mode: settings.mode ?? 'automatic', explicit: false, context: triggerDecision(key.before, ''), typed, minTyped: settings.minTyped,
             debounceMs: timings.debounceMs, eagerFloorMs: timings.eagerFloorMs, speculate: asksAhead(key.before, '') && budget.allows(key.t, settings.configuredMs)
         });
-        if (!plan.request) {
+        let running = answers.at(-1);
+        if (running && running.readyAt > key.t && plan.ahead && leftBehind(running.line, key.line, key.before)) {
+            // The engine cancels it: its answer is lost.
+            answers.pop();
+            running = undefined;
+        }
+        // The script only appends: every later key types ahead of the request under way, on its line or past it (the engine
+        // compares the whole document before the cursor), and its reuse check waits for that answer.
+        let from = key.t;
+        if (running && running.readyAt > key.t) {
+            from = running.readyAt;
+            if (fits(running)) {
+                if (from < next) {
+                    shownAt.set(index, from);
+                }
+                continue;
+            }
+        }
+        const checked = from + (settings.probeMs ?? 0);
+        // The next key came before the reuse check returned: the editor left the position, and only a request asked ahead goes.
+        if (!plan.request || (checked >= next && !plan.ahead)) {
             continue;
         }
-        let at = Math.max(from, key.t + plan.quietMs);
-        if (at < next && !budget.allows(at, settings.configuredMs)) {
+        let at = Math.max(checked, key.t + plan.quietMs);
+        if (!plan.ahead && at < next && !budget.allows(at, settings.configuredMs)) {
             const grows = budget.growsIn(at, settings.configuredMs);
             at = grows === undefined ? Number.POSITIVE_INFINITY : at + grows + 1;
         }
-        if (at >= next || !budget.spend(at, settings.configuredMs)) {
+        if ((at >= next && !plan.ahead) || !budget.spend(at, settings.configuredMs)) {
             continue;
         }
         sent.push({ key: index, t: at, why: plan.why });

@@ -93,8 +93,8 @@ describe('speculation: a burst asks at its eager context, so the stop finds the 
             const outcome = requestsAlong(timeline.keys, SETTINGS, restOfLine(FIRST_BYTE_MS));
             const waits = waitsAtStops(timeline, outcome);
             const first = firstStops(timeline).map(stop => waits[stop]);
-            // The first line has no Enter before it: the pause rule asks there. Every other line's Enter asked ahead; a request
-            // the previous line's end asked at a pause (a human's slow key) may hold it until that one answers.
+            // The first line has no Enter before it: the pause rule asks there. Every other line's Enter asked ahead (replacing a
+            // request the previous line's end asked at a human's slow key; the tighter bound is in the next tests).
             assert.ok(first[0] < PAUSE_MS && first.slice(1).every(wait => wait < 2 * FIRST_BYTE_MS), `waits at the lines' first stops: ${first.join(', ')}`);
             assert.ok(median(first) <= 0.5 * (DEBOUNCE_MS + FIRST_BYTE_MS), `median ${median(first)}`);
             // Every stop of the script shows a fitting suggestion, but after a member access where none is asked.
@@ -102,6 +102,39 @@ describe('speculation: a burst asks at its eager context, so the stop finds the 
             assert.deepEqual(unserved.filter(stop => triggerDecision(timeline.keys[stop].before, '') !== 'suppress'), []);
         });
     }
+
+    // The reuse check is a round trip to the backend: at 35 ms a key under load the next key comes before it returns.
+    for (const probeMs of [0, 40, 80]) {
+        for (const [rhythm, gap] of RHYTHMS) {
+            it(`${rhythm}, the reuse check back after ${probeMs} ms: every Enter asks ahead, and every line after the first shows its first suggestion within the model's ${FIRST_BYTE_MS} ms + the check's`, () => {
+                const timeline = benchTimeline(gap);
+                const outcome = requestsAlong(timeline.keys, { ...SETTINGS, probeMs }, restOfLine(FIRST_BYTE_MS));
+                const enters = timeline.keys.flatMap((key, index) => index >= timeline.scriptFrom && key.before === '' ? [index] : []);
+                // A request asked ahead goes when its check is back, even if the editor left the position meanwhile.
+                assert.deepEqual(enters.filter(enter => !outcome.sent.some(request => request.key === enter && request.t === timeline.keys[enter].t + probeMs)), []);
+                // A request the previous line's end asked (after a human's slow key) gives way to the fresh line's: nothing holds it.
+                const waits = waitsAtStops(timeline, outcome);
+                const first = firstStops(timeline).map(stop => waits[stop]);
+                assert.ok(first.slice(1).every(wait => wait <= FIRST_BYTE_MS + probeMs), `waits at the lines' first stops: ${first.join(', ')}`);
+            });
+        }
+    }
+
+    it('a request asked at a line\'s `;` after a slow key gives way at Enter: the fresh line asks at its keystroke, not when the old one answers', () => {
+        // 80 ms a key, nothing eager before the `;` (the start credit is left); then a slow key: the line's end asks once the
+        // burst paused (2 × 80 ms), the pause reaches the configured debounce (the budget grows) and Enter comes 320 ms after `;`.
+        const line = 'return a + b;';
+        const keys = [...line].map((_, i) => ({ t: i * 80, line: 0, before: line.slice(0, i + 1) }));
+        const semicolon = keys.at(-1)!.t;
+        keys.push({ t: semicolon + 320, line: 1, before: '' }, { t: semicolon + 1_500, line: 1, before: 'c' });
+        const enter = keys.length - 2;
+        const model = { latencyMs: FIRST_BYTE_MS, answer: (key: { before: string }) => key.before === '' ? 'const y = 2;' : '' };
+        const outcome = requestsAlong(keys, SETTINGS, model);
+        assert.deepEqual(outcome.sent.filter(request => request.key === enter - 1).map(request => request.t), [semicolon + 2 * 80], 'the line\'s end asked once the burst paused');
+        // Not held until the `;` request answers (at `;` + 160 + 250 ms): Enter asks at its keystroke and its answer shows 250 ms later.
+        assert.deepEqual(outcome.sent.filter(request => request.key === enter).map(request => request.t), [semicolon + 320]);
+        assert.equal(outcome.shownAt.get(enter), semicolon + 320 + FIRST_BYTE_MS);
+    });
 
     it('a burst with an eager context and room in the budget asks inside it, at that key', () => {
         const timeline = benchTimeline(() => 80);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { MIN_GAP_MS, MIN_GAPS, PAUSE_FLOOR_MS, RHYTHM_WINDOW, TypingRhythm } from './typing-rhythm';
+import { DocumentChange, isKeystroke, MIN_GAP_MS, MIN_GAPS, PAUSE_FLOOR_MS, RHYTHM_WINDOW, TypingRhythm } from './typing-rhythm';
 
 /** A typist's keystrokes at these gaps (ms), starting at t = 1000. */
 function typed(gaps: readonly number[]): TypingRhythm {
@@ -64,5 +64,44 @@ describe('the typing rhythm behind the adaptive debounce', () => {
         assert.deepEqual(typed(Array(20).fill(80)).timings(300, false), { debounceMs: 300, eagerFloorMs: 160, adaptive: false });
         assert.deepEqual(typed(Array(20).fill(200)).timings(300, false), { debounceMs: 300, eagerFloorMs: 300, adaptive: false });
         assert.deepEqual(typed(Array(3).fill(80)).timings(300, false), { debounceMs: 300, eagerFloorMs: 300, adaptive: false });
+    });
+});
+
+describe('what counts as a keystroke of the typist', () => {
+    const change = (...texts: string[]): DocumentChange => ({ isUndoing: false, isRedoing: false, isFlush: false, changes: texts.map(text => ({ text })) });
+    const table: Array<[string, DocumentChange, boolean, boolean]> = [
+        ['a character typed', change('a'), true, true],
+        ['an auto-closed pair', change('()'), true, true],
+        ['Enter with its indent', change('\n    '), true, true],
+        ['Backspace', change(''), true, true],
+        ['a paste', change('const x = 1;'), true, false],
+        ['an undo', { ...change('a'), isUndoing: true }, true, false],
+        ['the document replaced', { ...change(''), isFlush: true }, true, false],
+        ['several cursors typing', change('a', 'a'), true, false],
+        // The completion log, once full: each line written deletes its first line, one change with no text, in a model no one types in.
+        ['the completion log dropping its first line', change(''), false, false],
+        ['a character written into another model', change('a'), false, false]
+    ];
+    for (const [what, event, typedInto, expected] of table) {
+        it(`${what}${typedInto ? '' : ', not in the document typed in'} → ${expected ? 'a keystroke' : 'no keystroke'}`, () => assert.equal(isKeystroke(event, typedInto), expected));
+    }
+
+    it('a 211 ms typist whose every key writes a completion-log line about 100 ms later (the log full): the rhythm stays the typist\'s', () => {
+        const rhythm = new TypingRhythm();
+        const events: Array<[number, DocumentChange, boolean]> = [];
+        for (let key = 0; key < 60; key++) {
+            events.push([key * 211, change('a'), true], [key * 211 + 90 + (key % 3) * 10, change(''), false]);
+        }
+        for (const [t, event, typedInto] of events) {
+            if (isKeystroke(event, typedInto)) {
+                rhythm.keystroke(t);
+            }
+        }
+        assert.equal(rhythm.sampleCount, RHYTHM_WINDOW);
+        assert.deepEqual(rhythm.timings(300, true), { debounceMs: 422, eagerFloorMs: 422, adaptive: true });
+        // Counted, the log's deletions split every gap in two: the pause would be 2 × ~110 ms.
+        const counted = new TypingRhythm();
+        events.forEach(([t]) => counted.keystroke(t));
+        assert.ok(counted.timings(300, true).eagerFloorMs < 250, `${counted.timings(300, true).eagerFloorMs}`);
     });
 });

@@ -204,7 +204,7 @@ export class QodeAssistAcpServer {
     private async useMcpServers(session: AcpChatSession, servers: readonly McpServerConfig[]): Promise<SessionMcpServers> {
         // A connection that ended while the session opened starts nothing it could no longer stop.
         const mcp = new SessionMcpServers(this.disposed ? [] : servers, {
-            policy: environmentPolicy(), trusted: this.trust.isTrusted(session.cwd), consent: this.consents.forWorkspace(session.cwd), hub: { logger: this.logger }
+            policy: environmentPolicy(), trusted: this.trust.isTrusted(session.cwd), consent: this.consents.forWorkspace(session.cwd), hub: { logger: this.logger, roots: [session.cwd] }
         });
         await session.useMcpServers(mcp);
         return mcp;

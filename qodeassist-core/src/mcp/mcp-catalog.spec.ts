@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { QodeAssistError } from '../wire/error-info';
 import { FeatureServerFixture, sdkShape, until } from './mcp-features.spec-support';
+import { PNG_1X1 } from '../wire/tool-result-images.spec-support';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
 
@@ -146,7 +147,7 @@ describe('MCP hub: list_changed, roots and rich tool results', function () {
             server.registerTool('report', { description: 'A rich result', outputSchema: sdkShape({ count: z.number(), items: z.array(z.string()) }) }, async () => ({
                 content: [
                     { type: 'text', text: 'Two items.' },
-                    { type: 'image', mimeType: 'image/png', data: PNG },
+                    { type: 'image', mimeType: 'image/png', data: PNG_1X1 },
                     { type: 'resource_link', uri: 'docs://readme.md', name: 'readme', mimeType: 'text/markdown', description: 'The readme' }
                 ],
                 structuredContent: { count: 2, items: ['a', 'b'] }
@@ -156,7 +157,7 @@ describe('MCP hub: list_changed, roots and rich tool results', function () {
         const result = await fixture.run('report');
         assert.equal(result.content, [
             'Two items.',
-            '[image image/png, 16 bytes]',
+            `[image image/png, ${Buffer.from(PNG_1X1, 'base64').length} bytes]`,
             '[resource link docs://readme.md ("readme", text/markdown, The readme)]',
             '[structured content]\n{\n  "count": 2,\n  "items": [\n    "a",\n    "b"\n  ]\n}'
         ].join('\n'));

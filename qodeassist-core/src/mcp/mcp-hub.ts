@@ -84,6 +84,8 @@ class ServerConnection {
     tools: RemoteTool[] = [];
     error: string | undefined;
     private client: Client | undefined;
+    /** The client still in its handshake: closing the connection must stop its process too, or it outlives us. */
+    private connecting: Client | undefined;
     private failures = 0;
     private retryAt: number | undefined;
     private retryTimer: NodeJS.Timeout | undefined;
@@ -123,9 +125,13 @@ class ServerConnection {
         this.hub.changed();
         const client = this.features.newClient();
         const transport = this.transport();
+        this.connecting = client;
         try {
             await client.connect(transport, { timeout: this.config.timeouts.initializeMs });
             const listed = await client.listTools(undefined, { timeout: this.config.timeouts.listMs });
+            if (this.connecting === client) {
+                this.connecting = undefined;
+            }
             if (this.closed || generation !== this.generation) {
                 this.features.closed(client);
                 await client.close();
@@ -144,6 +150,9 @@ class ServerConnection {
             };
             this.hub.changed();
         } catch (error) {
+            if (this.connecting === client) {
+                this.connecting = undefined;
+            }
             this.features.closed(client);
             await client.close().catch(() => undefined);
             const unauthorized = !this.hub.options.oauth && this.hub.options.noSignIn !== undefined && (error as { code?: unknown }).code === 401;
@@ -231,11 +240,13 @@ class ServerConnection {
         this.closed = true;
         this.clearRetry();
         const client = this.client;
+        const connecting = this.connecting;
         this.client = undefined;
+        this.connecting = undefined;
         if (client) {
             this.features.closed(client);
         }
-        await client?.close().catch(() => undefined);
+        await Promise.all([client, connecting].map(open => open?.close().catch(() => undefined)));
     }
 
     private lost(reason: string): void {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContentLoader } from '../context/content-loader';
@@ -94,22 +94,24 @@ describe('Chat files keep the images a tool returned', () => {
         assert.equal(readdirSync(store.attachmentsOf('inline')).length, 1);
     });
 
-    it('attack: an image ref outside the chat\'s folder or at a link is dropped with a notice, the chat still opens, and the file named is never read nor touched', async () => {
+    it('attack: an image ref outside the chat\'s folder or at a link (symbolic or hard) is dropped with a notice, the chat still opens, and the file named is never read nor touched', async () => {
         const chats = join(dir, 'chats');
         const store = new ChatStore(chats);
         mkdirSync(store.attachmentsOf('evil'), { recursive: true });
         const outside = join(dir, 'id_rsa.png');
         writeFileSync(outside, 'PRIVATE KEY MARKER');
         symlinkSync(outside, join(store.attachmentsOf('evil'), 'linked.png'));
+        linkSync(outside, join(store.attachmentsOf('evil'), 'hard.png'));
         const ref = (path: string) => ({ mediaType: 'image/png', bytes: 18, ref: { path, name: 'x.png', mediaType: 'image/png' } });
         writeFileSync(join(chats, 'evil.json'), JSON.stringify(chatWithToolImage('evil', 'Screenshot.', [
-            ref(outside), ref(join(store.attachmentsOf('evil'), '..', '..', '..', 'id_rsa.png')), ref(join(store.attachmentsOf('evil'), 'linked.png'))
+            ref(outside), ref(join(store.attachmentsOf('evil'), '..', '..', '..', 'id_rsa.png')), ref(join(store.attachmentsOf('evil'), 'linked.png')),
+            ref(join(store.attachmentsOf('evil'), 'hard.png'))
         ])));
         const loaded = await store.load('evil');
         const result = loaded.history[2].blocks[0];
         assert.ok(result.type === 'tool_result');
         assert.equal(result.images, undefined);
-        assert.equal(result.content.split('\n').filter(line => line.startsWith('[an image of this result was left out')).length, 3);
+        assert.equal(result.content.split('\n').filter(line => line.startsWith('[an image of this result was left out')).length, 4);
         const { ctx } = await new ContextAssembler(new TokenEstimator(1), new ContentLoader()).assemble({
             layers: [], history: loaded.history, pinned: [], tools: [], budget: { contextWindow: 100_000, maxOutputTokens: 1_000 }, estimatorKey: 'k'
         });

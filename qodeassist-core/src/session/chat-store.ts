@@ -243,7 +243,8 @@ export class ChatStore {
             }
         }
         const info = await lstat(path).catch(() => undefined);
-        return !info || info.isFile();
+        // One name only: a hard link shares another file's bytes (one outside the chat's folder, say), so it is no copy of the chat's own.
+        return !info || (info.isFile() && info.nlink === 1);
     }
 
     /** Keeps a copy of an attached file beside the chat; the history refers to the copy. */

@@ -3,9 +3,10 @@ import { ATTACHMENT_LIMITS } from '../protocol';
 import { keptToolImages, MAX_TOOL_RESULT_IMAGES, toolResultImage } from './tool-result-images';
 import { PNG_1X1 } from './tool-result-images.spec-support';
 
-const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1]).toString('base64');
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 0xff, 0xd9]).toString('base64');
 const GIF = Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1').toString('base64');
-const WEBP = Buffer.concat([Buffer.from('RIFF'), Buffer.from([26, 0, 0, 0]), Buffer.from('WEBPVP8L')]).toString('base64');
+/** A 1×1 lossless WebP: the RIFF size is the file's. */
+const WEBP = 'UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==';
 
 describe('tool result images: which go to the model, and the words for those that do not', () => {
     const cases: Array<[string, string, string]> = [['image/png', PNG_1X1, 'png'], ['image/jpeg', JPEG, 'jpeg'], ['image/gif', GIF, 'gif'], ['image/webp', WEBP, 'webp']];
@@ -15,6 +16,23 @@ describe('tool result images: which go to the model, and the words for those tha
             assert.deepEqual(toolResultImage(`image ${mediaType}`, mediaType, data, 0), { text: `[image ${mediaType}, ${bytes} bytes]`, image: { mediaType, data } });
         });
     }
+
+    it('a file that only starts like its type is refused: a signature followed by a page, bytes after the end, a cut file', () => {
+        const png = Buffer.from(PNG_1X1, 'base64');
+        const polyglots: Array<[string, Buffer]> = [
+            ['image/png', Buffer.concat([png.subarray(0, 8), Buffer.from('<html><script>alert(1)</script></html>')])],
+            ['image/png', Buffer.concat([png, Buffer.from('<html></html>')])],
+            ['image/png', png.subarray(0, png.length - 12)],
+            ['image/jpeg', Buffer.concat([Buffer.from(JPEG, 'base64').subarray(0, 12), Buffer.from('<html></html>')])],
+            ['image/gif', Buffer.from('GIF89a<html><script></script></html>', 'latin1')],
+            ['image/webp', Buffer.concat([Buffer.from(WEBP, 'base64'), Buffer.from('<html></html>')])]
+        ];
+        for (const [mediaType, bytes] of polyglots) {
+            const kept = toolResultImage(`image ${mediaType}`, mediaType, bytes.toString('base64'), 0);
+            assert.equal(kept.image, undefined, `${mediaType} ${bytes.toString('latin1')}`);
+            assert.match(kept.text, new RegExp(`not sent to the model, its bytes are not a ${mediaType.replace('/', '\\/')} image\\]$`));
+        }
+    });
 
     it('a type outside the allowlist (SVG, octet-stream, a made-up type) is described as before and never sent', () => {
         const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64');

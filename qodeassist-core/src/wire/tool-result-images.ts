@@ -22,13 +22,44 @@ export interface ToolResultImage {
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** The first bytes each allowed type starts with: a server's word for its media type is checked against its bytes. */
-const SIGNATURES: Readonly<Record<ToolImageType, (head: Buffer) => boolean>> = {
-    'image/png': head => head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
-    'image/jpeg': head => head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff,
-    'image/gif': head => ['GIF87a', 'GIF89a'].includes(head.subarray(0, 6).toString('latin1')),
-    'image/webp': head => head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP'
+/**
+ * Whether the bytes are the whole file of each allowed type, not just its first bytes: a server's
+ * word for its media type is checked against the file's structure, so a signature followed by a
+ * page (a polyglot) is refused. PNG: the signature, then chunks whose lengths add up exactly, IHDR
+ * first and IEND last. JPEG: start and end of image. GIF: header and trailer. WebP: the RIFF size
+ * is the file's, with a VP8, VP8L or VP8X chunk first.
+ */
+const STRUCTURES: Readonly<Record<ToolImageType, (bytes: Buffer) => boolean>> = {
+    'image/png': isPng,
+    'image/jpeg': bytes => bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff
+        && bytes[bytes.length - 2] === 0xff && bytes[bytes.length - 1] === 0xd9,
+    'image/gif': bytes => bytes.length >= 14 && ['GIF87a', 'GIF89a'].includes(bytes.subarray(0, 6).toString('latin1')) && bytes[bytes.length - 1] === 0x3b,
+    'image/webp': bytes => bytes.length >= 20 && bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.readUInt32LE(4) + 8 === bytes.length
+        && bytes.subarray(8, 12).toString('latin1') === 'WEBP' && ['VP8 ', 'VP8L', 'VP8X'].includes(bytes.subarray(12, 16).toString('latin1'))
 };
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function isPng(bytes: Buffer): boolean {
+    if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE)) {
+        return false;
+    }
+    let offset = 8;
+    let first = true;
+    while (offset + 12 <= bytes.length) {
+        const length = bytes.readUInt32BE(offset);
+        const type = bytes.subarray(offset + 4, offset + 8).toString('latin1');
+        if (!/^[A-Za-z]{4}$/.test(type) || (first && type !== 'IHDR')) {
+            return false;
+        }
+        offset += 12 + length;
+        if (type === 'IEND') {
+            return offset === bytes.length;
+        }
+        first = false;
+    }
+    return false;
+}
 
 /** How many bytes a base64 text decodes to, without decoding it. */
 export function base64Size(base64: string): number {
@@ -65,7 +96,7 @@ function whyNotSent(mediaType: string, base64: string, bytes: number, taken: num
     if (!BASE64.test(base64) || base64.length % 4 !== 0) {
         return 'its data is not base64';
     }
-    if (!SIGNATURES[mediaType](Buffer.from(base64.slice(0, 24), 'base64'))) {
+    if (!STRUCTURES[mediaType](Buffer.from(base64, 'base64'))) {
         return `its bytes are not a ${mediaType} image`;
     }
     if (taken >= MAX_TOOL_RESULT_IMAGES) {

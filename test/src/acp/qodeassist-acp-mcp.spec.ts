@@ -6,7 +6,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server as HttpServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ConfigFixture } from '../config/config-fixture';
 import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
@@ -15,7 +16,8 @@ import { AcpTestClient } from './qodeassist-acp-harness';
 
 /**
  * A stdio MCP server written by the test: on start it leaves `<runs>/<pid>.json` (its whole
- * environment), then offers `lookup`, whose answer names the word and the variable X it sees.
+ * environment), then offers `lookup`, whose answer names the word and the variable X it sees; once
+ * initialized it asks the client for its roots and leaves them in `<runs>/<pid>.roots`.
  */
 function probeScript(runs: string): string {
     const sdk = (path: string) => JSON.stringify(require.resolve(`@modelcontextprotocol/sdk/${path}`));
@@ -26,6 +28,9 @@ require('node:fs').writeFileSync(require('node:path').join(${JSON.stringify(runs
 const server = new Server({ name: 'probe', version: '1.0.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'lookup', description: 'Looks a word up', inputSchema: { type: 'object', properties: { word: { type: 'string' } } } }] }));
 server.setRequestHandler(CallToolRequestSchema, async request => ({ content: [{ type: 'text', text: 'the probe says ' + request.params.arguments.word + ' (X=' + process.env.X + ')' }] }));
+server.oninitialized = () => server.listRoots().then(
+    answer => require('node:fs').writeFileSync(require('node:path').join(${JSON.stringify(runs)}, process.pid + '.roots'), JSON.stringify(answer.roots)),
+    error => require('node:fs').writeFileSync(require('node:path').join(${JSON.stringify(runs)}, process.pid + '.roots'), JSON.stringify({ error: String(error) })));
 server.connect(new StdioServerTransport());
 `;
 }
@@ -137,6 +142,19 @@ describe('qodeassist-acp connects the MCP servers a client passes in session/new
         assert.ok(results.some(text => text.includes('the probe says zebra (X=y)')), results.join('\n'));
         assert.ok(results.some(text => text.includes('sunny in Oslo')), results.join('\n'));
         assert.ok(remote.requests.length > 0 && remote.requests.every(request => request.authorization === 'Bearer client-token'), 'the client\'s header went with every request');
+    });
+
+    it('a client\'s server that asks for roots gets the session\'s folder', async () => {
+        const client = trusted();
+        await client.initialize();
+        await client.agent.request('session/new', { cwd: fixture.workspace, mcpServers: [stdioServer()] });
+        const deadline = Date.now() + 20_000;
+        let roots: string[] = [];
+        while ((roots = readdirSync(runs).filter(name => name.endsWith('.roots'))).length === 0 && Date.now() < deadline) {
+            await new Promise(resolve => setTimeout(resolve, 50));
+        }
+        assert.equal(roots.length, 1, client.stderr);
+        assert.deepEqual(JSON.parse(readFileSync(join(runs, roots[0]), 'utf8')), [{ uri: pathToFileURL(fixture.workspace).href, name: basename(fixture.workspace) }]);
     });
 
     it('the tools of a session\'s servers are that session\'s only: another session of the same folder is not offered them', async () => {

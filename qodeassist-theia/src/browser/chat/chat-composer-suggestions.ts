@@ -6,7 +6,7 @@ import type { QodeAssistPreferences } from '../qodeassist-preferences';
 import { commandSuggestions } from './agent-session-state';
 import { ChatMcpOffers, chooseMcpOffer, McpOffer } from './chat-mcp-offers';
 import {
-    draftAfterPrompt, knownValues, missingArgument, moveField, openForm, PromptCommandError, PromptForm, PromptOffer, sentValues, typedPrompt, withValue
+    draftAfterPrompt, knownValues, missingArgument, moveField, openForm, PromptCommandError, PromptForm, PromptOffer, sentValues, typedPrompt, valueOf, withValue
 } from './chat-prompt-arguments';
 import { applySuggestion, rankMentions, SuggestionTrigger, triggerAt } from './chat-suggestions';
 
@@ -233,7 +233,7 @@ export class ComposerSuggestions {
         const generation = ++this.completionGeneration;
         let values: string[];
         try {
-            values = await this.host.mcpFeatures.completePromptArgument(this.host.composer.workspacePath, form.offer.server, form.offer.name, name, form.values[name] ?? '', sentValues(form.values));
+            values = await this.host.mcpFeatures.completePromptArgument(this.host.composer.workspacePath, form.offer.server, form.offer.name, name, valueOf(form.values, name), sentValues(form.values));
         } catch {
             return; // Completion only helps: the field works without it.
         }
@@ -268,7 +268,7 @@ export class ComposerSuggestions {
         }
         const problem = missingArgument(form.offer, form.command, form.values);
         if (problem) {
-            this.promptForm = { ...form, problem, field: form.offer.arguments.findIndex(argument => argument.required && !(form.values[argument.name] ?? '').trim()) };
+            this.promptForm = { ...form, problem, field: form.offer.arguments.findIndex(argument => argument.required && !valueOf(form.values, argument.name).trim()) };
             this.host.update();
             return;
         }

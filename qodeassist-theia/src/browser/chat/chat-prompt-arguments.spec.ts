@@ -21,6 +21,14 @@ describe('MCP prompt arguments typed after the command', () => {
         });
     });
 
+    it('an argument named __proto__ is a name like any other: typed, it is named as unknown; a server\'s own, it is asked for', () => {
+        const typed = typedPrompt('/mcp.git.review __proto__=x ref=HEAD')!;
+        assert.deepEqual(Object.keys(typed.values), ['__proto__', 'ref']);
+        assert.throws(() => knownValues(REVIEW, typed.command, typed.values), /has no argument "__proto__"/);
+        const odd: PromptOffer = { ...REVIEW, arguments: [{ name: '__proto__', required: true }] };
+        assert.equal(missingArgument(odd, 'mcp.git.odd', {}), '"__proto__" is required by /mcp.git.odd: fill it in, or press Escape to cancel.');
+    });
+
     it('a command alone has no values and no rest; a draft that is not an MCP command is not one', () => {
         assert.deepEqual(typedPrompt('/mcp.git.review '), { command: 'mcp.git.review', values: {}, rest: '' });
         assert.equal(typedPrompt('/review ref=HEAD'), undefined);

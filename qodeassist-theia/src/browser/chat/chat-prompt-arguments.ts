@@ -33,15 +33,16 @@ export function typedPrompt(draft: string): TypedPrompt | undefined {
     if (!head) {
         return undefined;
     }
-    const values: Record<string, string> = {};
+    // Own properties only (fromEntries): a typed `__proto__=x` is a name like any other, then named as unknown.
+    const values = new Map<string, string>();
     let at = head[0].length;
     for (;;) {
         const gap = /^[ \t]*/.exec(draft.slice(at))![0].length;
         const word = readWord(draft, at + gap);
         if (!word) {
-            return { command: head[1], values, rest: draft.slice(at).replace(/^[ \t]*\n?/, '') };
+            return { command: head[1], values: Object.fromEntries(values), rest: draft.slice(at).replace(/^[ \t]*\n?/, '') };
         }
-        values[word.name] = word.value;
+        values.set(word.name, word.value);
         at = word.end;
     }
 }
@@ -86,6 +87,11 @@ function boundary(text: string, at: number): boolean {
     return at >= text.length || /\s/.test(text[at]);
 }
 
+/** An argument's value, '' when it has none: own properties only (an argument may be named like `__proto__`). */
+export function valueOf(values: Record<string, string>, name: string): string {
+    return Object.hasOwn(values, name) ? values[name] : '';
+}
+
 /** The typed values, checked against the prompt's arguments: an unknown name is an error naming the ones it takes. */
 export function knownValues(offer: PromptOffer, command: string, values: Record<string, string>): Record<string, string> {
     const names = offer.arguments.map(argument => argument.name);
@@ -100,7 +106,7 @@ export function knownValues(offer: PromptOffer, command: string, values: Record<
 
 /** The prompt's first required argument left empty, as a sentence naming it; undefined when it may run. */
 export function missingArgument(offer: PromptOffer, command: string, values: Record<string, string>): string | undefined {
-    const missing = offer.arguments.find(argument => argument.required && !(values[argument.name] ?? '').trim());
+    const missing = offer.arguments.find(argument => argument.required && !(valueOf(values, argument.name)).trim());
     return missing && `"${missing.name}" is required by /${command}: fill it in, or press Escape to cancel.`;
 }
 
@@ -126,7 +132,7 @@ export interface PromptForm {
 
 export function openForm(offer: PromptOffer, command: string, values: Record<string, string> = {}): PromptForm {
     const problem = missingArgument(offer, command, values);
-    const first = offer.arguments.findIndex(argument => argument.required && !(values[argument.name] ?? '').trim());
+    const first = offer.arguments.findIndex(argument => argument.required && !(valueOf(values, argument.name)).trim());
     return { offer, command, values, field: Math.max(0, first), ...(Object.keys(values).length > 0 && problem ? { problem } : {}) };
 }
 

@@ -2,6 +2,7 @@ import { nls } from '@theia/core';
 import { codicon } from '@theia/core/lib/browser';
 import * as React from '@theia/core/shared/react';
 import type { ComposerSuggestions } from './chat-composer-suggestions';
+import { valueOf } from './chat-prompt-arguments';
 
 /** Focuses the form's field `index`, if it is there. */
 function focusField(form: Element | null, index: number | undefined): void {
@@ -22,7 +23,7 @@ export function PromptFormView({ suggest }: { suggest: ComposerSuggestions }): R
     }
     const command = `/${form.command}`;
     const completions = form.completions;
-    const missing = form.problem ? form.offer.arguments.find(argument => argument.required && !(form.values[argument.name] ?? '').trim())?.name : undefined;
+    const missing = form.problem ? form.offer.arguments.find(argument => argument.required && !valueOf(form.values, argument.name).trim())?.name : undefined;
     const run = (group: Element | null) => void suggest.runPrompt().then(() => focusField(group, suggest.promptForm?.problem ? suggest.promptForm.field : undefined));
     const onKeyDown = (event: React.KeyboardEvent<HTMLInputElement>) => {
         const group = event.currentTarget.closest('.qa-prompt-form');
@@ -48,7 +49,7 @@ export function PromptFormView({ suggest }: { suggest: ComposerSuggestions }): R
                 {argument.name}
                 {argument.required && <span className='qa-prompt-required' aria-hidden='true' title={nls.localize('qodeassist/chat/required', 'required')}> *</span>}
             </span>
-            <input type='text' className='theia-input' data-argument={argument.name} value={form.values[argument.name] ?? ''}
+            <input type='text' className='theia-input' data-argument={argument.name} value={valueOf(form.values, argument.name)}
                 autoFocus={index === form.field} aria-required={argument.required} aria-invalid={missing === argument.name}
                 aria-describedby={argument.description ? `qa-prompt-argument-${index}` : undefined}
                 placeholder={argument.required ? nls.localize('qodeassist/chat/required', 'required') : nls.localize('qodeassist/mcp/optional', 'optional')}

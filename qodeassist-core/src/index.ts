@@ -34,6 +34,7 @@ export * from './config/schemas';
 export * from './config/pricing';
 export * from './config/effective-profile';
 export * from './config/durable-file';
+export * from './config/process-alive';
 export * from './config/migrations';
 export * from './config/deep-merge';
 export * from './config/configuration-source';

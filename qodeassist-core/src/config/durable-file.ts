@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { processAlive } from './process-alive';
 
 /** `<file>.<pid>-<uuid>.tmp`: the writing process is named, so a later start can tell a leftover from a write under way. */
 const TEMPORARY_NAME = /\.(\d+)-[0-9a-f-]{36}\.tmp$/;
@@ -79,7 +80,7 @@ export async function removeAbandonedTemporaryFiles(folder: string, now = Date.n
         // This process's own pid: a write under way, unless the file is older than the process (a crashed one had the same pid, as in containers).
         const leftover = pid === process.pid
             ? modified < started
-            : !isRunning(pid) || now - modified >= ABANDONED_AFTER_MS;
+            : !processAlive(pid) || now - modified >= ABANDONED_AFTER_MS;
         if (!leftover) {
             continue;
         }
@@ -87,14 +88,4 @@ export async function removeAbandonedTemporaryFiles(folder: string, now = Date.n
         removed.push(basename(path));
     }
     return removed;
-}
-
-function isRunning(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (error) {
-        // EPERM: it runs, as another user.
-        return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
 }

@@ -2,17 +2,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../config/process-alive';
 import { McpHub } from './mcp-hub';
-
-/** Whether a process with this pid is running (signal 0 only asks). */
-function running(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch {
-        return false;
-    }
-}
 
 describe('MCP hub: closing stops a server still in its handshake', function () {
     this.timeout(30_000);
@@ -26,7 +17,7 @@ describe('MCP hub: closing stops a server still in its handshake', function () {
         writeFileSync(join(root, 'mcp.json'), JSON.stringify({ mcpServers: { silent: { command: process.execPath, args: [join(root, 'silent.js')] } } }));
     });
     afterEach(() => {
-        if (pid !== undefined && running(pid)) {
+        if (pid !== undefined && processAlive(pid)) {
             process.kill(pid, 'SIGKILL');
         }
         pid = undefined;
@@ -40,13 +31,13 @@ describe('MCP hub: closing stops a server still in its handshake', function () {
             await new Promise(resolve => setTimeout(resolve, 25));
         }
         pid = Number(readFileSync(join(root, 'pid'), 'utf8'));
-        assert.ok(running(pid), 'the server started');
+        assert.ok(processAlive(pid), 'the server started');
         assert.equal(hub.states()[0]?.status, 'connecting');
         await hub.dispose();
         const ended = Date.now();
-        while (running(pid) && Date.now() - ended < 8_000) {
+        while (processAlive(pid) && Date.now() - ended < 8_000) {
             await new Promise(resolve => setTimeout(resolve, 50));
         }
-        assert.equal(running(pid), false, `the server ${pid} still runs after the hub closed`);
+        assert.equal(processAlive(pid), false, `the server ${pid} still runs after the hub closed`);
     });
 });

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { processAlive } from '../config/process-alive';
 import { QodeAssistError } from '../wire/error-info';
 
 /** A lock older than this is a holder that died or hung: holders keep it for the milliseconds of one read and one write. */
@@ -12,16 +13,6 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /** Sleeps this thread; the lock is held for a few milliseconds at most, so the wait is short. */
 function pause(ms: number): void {
     Atomics.wait(sleeper, 0, 0, ms);
-}
-
-/** Whether a process of this machine is alive (another machine's pid means nothing here). */
-export function processAlive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (error) {
-        return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
 }
 
 /** `<pid> <host>` of the holder, as this process writes it into its lock. */

@@ -11,6 +11,7 @@ import { SessionEvent } from '../session/session-events';
 import { ConfigurationService } from '../agents/configuration-service';
 import { loadConfiguration } from '../agents/configuration-loader';
 import { LaunchStatus, ProviderLauncher, ProviderLaunchError } from './provider-launcher';
+import { processAlive } from '../config/process-alive';
 
 /**
  * A stand-in for `ollama serve`: appends its pid to a marker file, listens on the port after a
@@ -49,12 +50,7 @@ async function freePort(): Promise<number> {
 }
 
 function isGone(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return false;
-    } catch (error) {
-        return (error as NodeJS.ErrnoException).code === 'ESRCH';
-    }
+    return !processAlive(pid);
 }
 
 async function goneSoon(pid: number): Promise<boolean> {

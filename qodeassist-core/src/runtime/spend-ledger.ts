@@ -5,7 +5,8 @@ import { dirname } from 'node:path';
 import { MANAGED_LABEL, ManagedPolicy, policySource } from '../config/managed-policy';
 import { UsageCost } from '../config/pricing';
 import { QodeAssistError } from '../wire/error-info';
-import { processAlive, withFileLock } from './ledger-lock';
+import { processAlive } from '../config/process-alive';
+import { withFileLock } from './ledger-lock';
 
 /** A request in flight holds its estimate here until it ends. */
 interface Reservation {

@@ -8,6 +8,7 @@ import { CommandBuildRunner, NodeTerminal } from './node-process';
 import { createBuildTool, createTerminalTool } from './process-tools';
 import { ToolContext } from './tool';
 import { WorkspaceFiles } from './workspace-files';
+import { processAlive } from '../config/process-alive';
 
 /**
  * What a hostile repository or a leaky environment could do through the processes the tools
@@ -27,14 +28,7 @@ describe('process containment (attacks)', () => {
 
     const script = (path: string, text: string) => { writeFileSync(path, text); chmodSync(path, 0o755); };
     const context = (signal?: AbortSignal): ToolContext => ({ requestId: 'r', chatId: 'c', files: new WorkspaceFiles([workspace]), signal });
-    const isGone = (pid: number) => {
-        try {
-            process.kill(pid, 0);
-        } catch (error) {
-            return (error as NodeJS.ErrnoException).code === 'ESRCH';
-        }
-        return false;
-    };
+    const isGone = (pid: number) => !processAlive(pid);
     /** A killed orphan lingers as a zombie until init reaps it (about a second here): wait for that before judging. */
     const goneSoon = async (pid: number) => {
         for (let i = 0; i < 100 && !isGone(pid); i++) {

@@ -4,17 +4,11 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentScript } from './scripted-acp-agent';
 import { recordEvents, RecordingHost, Sandbox, scriptedAgent } from './acp-test-host';
+import { processAlive } from '@qodeassist/core';
 
 /** A killed orphan lingers as a zombie until init reaps it: wait for that (at most 5 s) before judging. */
 async function goneSoon(pid: number): Promise<boolean> {
-    const gone = () => {
-        try {
-            process.kill(pid, 0);
-            return false;
-        } catch (error) {
-            return (error as NodeJS.ErrnoException).code === 'ESRCH';
-        }
-    };
+    const gone = () => !processAlive(pid);
     for (let attempt = 0; attempt < 100 && !gone(); attempt++) {
         await new Promise(resolve => setTimeout(resolve, 50));
     }

@@ -13,6 +13,7 @@ import { FAKE_KEYS, writeFakeAgents } from '../config/fake-agents';
 import { FakeProviderServer } from '../fake-provider/fake-provider-server';
 import { openAITextRecording, openAIToolCallsRecording } from '../fake-provider/recordings';
 import { AcpTestClient } from './qodeassist-acp-harness';
+import { processAlive as alive } from '@qodeassist/core';
 
 /**
  * A stdio MCP server written by the test: on start it leaves `<runs>/<pid>.json` (its whole
@@ -59,15 +60,6 @@ class HttpProbe {
     async stop(): Promise<void> {
         this.http?.closeAllConnections();
         await new Promise(resolve => this.http ? this.http.close(resolve) : resolve(undefined));
-    }
-}
-
-function alive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch {
-        return false;
     }
 }
 

@@ -7,6 +7,7 @@ import { AgentScript, Step } from '../acp/scripted-acp-agent';
 import { SCRIPTED_AGENT } from '../acp/acp-test-host';
 import { ConfigFixture } from '../config/config-fixture';
 import { ChatWindows, isTerminal, until } from './chat-harness';
+import { processAlive } from '@qodeassist/core';
 
 /** A chat answered by an external (ACP) agent: the scripted agent fixture, configured as `acp/scripted.toml` in the user layer. */
 describe('chat with an external (ACP) agent', function () {
@@ -287,9 +288,8 @@ describe('chat with an external (ACP) agent', function () {
         await feature.send(chatId, { text: 'Start', attachments: [] }, options());
         await until(() => ends(events).length === 1, 'the answer');
         const pids = JSON.parse(readFileSync(pidFile, 'utf8')) as number[];
-        const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
-        assert.ok(pids.every(alive));
+        assert.ok(pids.every(processAlive));
         await feature.close(chatId);
-        await until(() => !pids.some(alive), 'the agent and its child to be gone');
+        await until(() => !pids.some(processAlive), 'the agent and its child to be gone');
     });
 });

@@ -105,11 +105,20 @@ function whyNotSent(mediaType: string, base64: string, bytes: number, taken: num
     return undefined;
 }
 
+/**
+ * The images already found of their type and within the limits. The same image passes the tool
+ * executor, the tool loop and every later send of its history: its bytes (up to 5 MB) are decoded
+ * and walked once. Images are never changed in place; one read anew (a chat file, a saved image) is
+ * a new object and is checked again.
+ */
+const checked = new WeakSet<ToolResultImage>();
+
 /** A result's images as they may go on (a tool of any origin, a chat file): allowed, within the limits, at most the maximum; the rest left out. */
 export function keptToolImages(images: readonly ToolResultImage[] | undefined): ToolResultImage[] {
     const kept: ToolResultImage[] = [];
     for (const image of images ?? []) {
-        if (toolResultImage('image', image.mediaType, image.data, kept.length).image) {
+        if (kept.length < MAX_TOOL_RESULT_IMAGES && (checked.has(image) || toolResultImage('image', image.mediaType, image.data, kept.length).image)) {
+            checked.add(image);
             kept.push(image);
         }
     }
